@@ -1,0 +1,142 @@
+//! AVX2 and AVX-512 kernels. The only unsafe code in the crate: each function here has its portable twin in
+//! `portable.rs`, and `simd_kernels_match_the_portable_kernel` checks that they agree on millions of positions.
+
+use std::arch::x86_64::*;
+
+use super::{Kernel, RAYS};
+
+pub fn has_avx2() -> bool {
+    is_x86_feature_detected!("avx2")
+        && is_x86_feature_detected!("bmi1")
+        && is_x86_feature_detected!("bmi2")
+        && is_x86_feature_detected!("popcnt")
+        && is_x86_feature_detected!("lzcnt")
+}
+
+pub fn has_avx512() -> bool {
+    has_avx2()
+        && is_x86_feature_detected!("avx512f")
+        && is_x86_feature_detected!("avx512cd")
+        && is_x86_feature_detected!("avx512vl")
+        && is_x86_feature_detected!("avx512bw")
+}
+
+/// Marker for the AVX2 kernel; its methods are only called inside functions compiled with AVX2 (see
+/// `kernel_entry!`), after checking [`has_avx2`].
+pub struct Avx2;
+/// Marker for the AVX-512 kernel; called only after checking [`has_avx512`].
+pub struct Avx512;
+
+const NOT_EDGE_COLS: i64 = 0x7e7e_7e7e_7e7e_7e7e;
+
+impl Kernel for Avx2 {
+    #[inline(always)]
+    fn moves(p: u64, o: u64) -> u64 {
+        // SAFETY: only reached from code compiled for and running on AVX2 CPUs (see the type's docs).
+        unsafe { moves_avx2(p, o) }
+    }
+    #[inline(always)]
+    fn flips(p: u64, o: u64, sq: u32) -> u64 {
+        // SAFETY: as above; `sq < 64` indexes RAYS.
+        unsafe { flips_avx2(p, o, sq) }
+    }
+}
+
+impl Kernel for Avx512 {
+    #[inline(always)]
+    fn moves(p: u64, o: u64) -> u64 {
+        // SAFETY: only reached from code compiled for and running on AVX-512 CPUs.
+        unsafe { moves_avx2(p, o) }
+    }
+    #[inline(always)]
+    fn flips(p: u64, o: u64, sq: u32) -> u64 {
+        // SAFETY: as above.
+        unsafe { flips_avx512(p, o, sq) }
+    }
+    #[inline(always)]
+    fn select(bits: u64, n: u32) -> u32 {
+        // pdep is fast on every AVX-512 CPU (it is microcoded on the AVX2-only Zen 1/2, hence not used there).
+        // SAFETY: AVX-512 CPUs have BMI2.
+        unsafe { _pdep_u64(1u64 << n, bits).trailing_zeros() }
+    }
+}
+
+/// The four directions (+-1, +-8, +-9, +-7) as lanes; left shifts go up the board, right shifts down.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn moves_avx2(p: u64, o: u64) -> u64 {
+    let shift = _mm256_set_epi64x(7, 9, 8, 1);
+    let shift2 = _mm256_set_epi64x(14, 18, 16, 2);
+    let edge = _mm256_set_epi64x(NOT_EDGE_COLS, NOT_EDGE_COLS, -1, NOT_EDGE_COLS);
+    let pp = _mm256_set1_epi64x(p as i64);
+    let mo = _mm256_and_si256(_mm256_set1_epi64x(o as i64), edge);
+
+    let mut l = _mm256_and_si256(mo, _mm256_sllv_epi64(pp, shift));
+    let mut r = _mm256_and_si256(mo, _mm256_srlv_epi64(pp, shift));
+    l = _mm256_or_si256(l, _mm256_and_si256(mo, _mm256_sllv_epi64(l, shift)));
+    r = _mm256_or_si256(r, _mm256_and_si256(mo, _mm256_srlv_epi64(r, shift)));
+    let pre_l = _mm256_and_si256(mo, _mm256_sllv_epi64(mo, shift));
+    let pre_r = _mm256_srlv_epi64(pre_l, shift);
+    l = _mm256_or_si256(l, _mm256_and_si256(pre_l, _mm256_sllv_epi64(l, shift2)));
+    r = _mm256_or_si256(r, _mm256_and_si256(pre_r, _mm256_srlv_epi64(r, shift2)));
+    l = _mm256_or_si256(l, _mm256_and_si256(pre_l, _mm256_sllv_epi64(l, shift2)));
+    r = _mm256_or_si256(r, _mm256_and_si256(pre_r, _mm256_srlv_epi64(r, shift2)));
+    let m = _mm256_or_si256(_mm256_sllv_epi64(l, shift), _mm256_srlv_epi64(r, shift));
+    (or_lanes_256(m) as u64) & !(p | o)
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn or_lanes_256(v: __m256i) -> i64 {
+    let h = _mm_or_si128(_mm256_castsi256_si128(v), _mm256_extracti128_si256(v, 1));
+    _mm_cvtsi128_si64(_mm_or_si128(h, _mm_unpackhi_epi64(h, h)))
+}
+
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn flips_avx2(p: u64, o: u64, sq: u32) -> u64 {
+    let rays = RAYS.0[sq as usize].as_ptr() as *const __m256i;
+    let up = _mm256_load_si256(rays);
+    let down = _mm256_load_si256(rays.add(1));
+    let pp = _mm256_set1_epi64x(p as i64);
+    let oo = _mm256_set1_epi64x(o as i64);
+    let zero = _mm256_setzero_si256();
+
+    // Up: the first non-opponent square is the lowest set bit of !o in the ray.
+    let e = _mm256_andnot_si256(oo, up);
+    let outflank = _mm256_and_si256(_mm256_and_si256(e, _mm256_sub_epi64(zero, e)), pp);
+    let below = _mm256_and_si256(_mm256_add_epi64(outflank, _mm256_set1_epi64x(-1)), up);
+    let f_up = _mm256_andnot_si256(_mm256_cmpeq_epi64(outflank, zero), below);
+
+    // Down: the highest set bit; smear !o down the ray and keep the bit nothing above covers.
+    let e = _mm256_andnot_si256(oo, down);
+    let step = _mm256_set_epi64x(7, 9, 8, 1);
+    let mut s = _mm256_srlv_epi64(e, step);
+    s = _mm256_or_si256(s, _mm256_srlv_epi64(s, step));
+    s = _mm256_or_si256(s, _mm256_srlv_epi64(s, _mm256_add_epi64(step, step)));
+    s = _mm256_or_si256(s, _mm256_srlv_epi64(s, _mm256_slli_epi64(step, 2)));
+    let outflank = _mm256_and_si256(_mm256_andnot_si256(s, e), pp);
+    let f_down = _mm256_and_si256(down, _mm256_sub_epi64(zero, _mm256_add_epi64(outflank, outflank)));
+
+    or_lanes_256(_mm256_or_si256(f_up, f_down)) as u64
+}
+
+/// All eight directions in one 512-bit vector; the highest bit of the downward rays comes from `vplzcntq`.
+#[target_feature(enable = "avx512f,avx512cd")]
+#[inline]
+unsafe fn flips_avx512(p: u64, o: u64, sq: u32) -> u64 {
+    const DOWN: __mmask8 = 0xf0;
+    let rays = _mm512_load_si512(RAYS.0[sq as usize].as_ptr() as *const __m512i);
+    let pp = _mm512_set1_epi64(p as i64);
+    let zero = _mm512_setzero_si512();
+
+    let e = _mm512_andnot_si512(_mm512_set1_epi64(o as i64), rays);
+    let lowest = _mm512_and_si512(e, _mm512_sub_epi64(zero, e));
+    let highest = _mm512_srlv_epi64(_mm512_set1_epi64(i64::MIN), _mm512_lzcnt_epi64(e));
+    let outflank = _mm512_and_si512(_mm512_mask_blend_epi64(DOWN, lowest, highest), pp);
+
+    let nonzero = _mm512_test_epi64_mask(outflank, outflank);
+    let f_up = _mm512_maskz_and_epi64(nonzero, _mm512_add_epi64(outflank, _mm512_set1_epi64(-1)), rays);
+    let f_down = _mm512_and_si512(rays, _mm512_sub_epi64(zero, _mm512_add_epi64(outflank, outflank)));
+    _mm512_reduce_or_epi64(_mm512_mask_blend_epi64(DOWN, f_up, f_down)) as u64
+}

@@ -1,0 +1,31 @@
+//! Othello rules on bitboards: SIMD move generation and flips, rule variants, notation and file formats
+//! (transcripts, board strings, GGF, WTHOR), symmetries, hashing and perft.
+//!
+//! One concept per module: [`Bitboard`], [`Square`], [`Color`], [`Position`], [`Rules`], [`Game`],
+//! [`Symmetry`]; the hot kernels live in [`kernel`].
+
+pub mod batch;
+pub mod bitboard;
+pub mod color;
+pub mod error;
+pub mod game;
+pub mod ggf;
+pub mod kernel;
+pub mod perft;
+pub mod playout;
+pub mod position;
+pub mod rules;
+pub mod square;
+pub mod symmetry;
+pub mod wthor;
+
+pub use bitboard::Bitboard;
+pub use color::Color;
+pub use error::{GameError, IllegalMove, ParseError};
+pub use game::{parse_transcript, Game};
+pub use kernel::KernelKind;
+pub use perft::{perft, Convention};
+pub use position::Position;
+pub use rules::{Objective, Outcome, Rules, Scoring, Start, Status};
+pub use square::{Move, Square};
+pub use symmetry::Symmetry;

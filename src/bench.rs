@@ -1,0 +1,89 @@
+//! `othello-zero bench`: the speed figures recorded in docs/BENCHMARKS.md.
+
+use std::time::Instant;
+
+use anyhow::{bail, Result};
+use clap::Subcommand;
+use othello_core::perft::perft_with;
+use othello_core::playout::random_games_with;
+use othello_core::{Convention, KernelKind, Rules};
+
+#[derive(Subcommand)]
+pub enum BenchCommand {
+    /// Uniformly random full games from the start position on one core (seeded PCG).
+    Random {
+        /// Games per kernel.
+        #[arg(long, default_value_t = 2_000_000)]
+        games: u64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Only this kernel (default: every kernel the CPU has).
+        #[arg(long)]
+        kernel: Option<KernelKind>,
+        /// Repeat and keep the fastest run.
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+    },
+    /// Perft from the start position on one core, leaves convention (Egaroucid mode 1) by default.
+    Perft {
+        #[arg(long, default_value_t = 11)]
+        depth: u32,
+        #[arg(long, default_value = "leaves")]
+        convention: Convention,
+        #[arg(long)]
+        kernel: Option<KernelKind>,
+        #[arg(long, default_value_t = 3)]
+        repeat: u32,
+    },
+}
+
+fn kernels(only: Option<KernelKind>) -> Result<Vec<KernelKind>> {
+    match only {
+        Some(k) if !k.is_available() => bail!("this CPU cannot run the {k} kernel"),
+        Some(k) => Ok(vec![k]),
+        None => Ok(KernelKind::available()),
+    }
+}
+
+/// Runs `f` `repeat` times and returns its last result and the shortest time in seconds.
+fn best_of<T>(repeat: u32, mut f: impl FnMut() -> T) -> (T, f64) {
+    let mut best = f64::INFINITY;
+    let mut out = None;
+    for _ in 0..repeat.max(1) {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed().as_secs_f64());
+        out = Some(r);
+    }
+    (out.expect("ran at least once"), best)
+}
+
+pub fn run(cmd: BenchCommand) -> Result<()> {
+    let rules = Rules::othello();
+    let start = rules.start_position();
+    match cmd {
+        BenchCommand::Random { games, seed, kernel, repeat } => {
+            println!("random games from the start position, 1 thread, best of {repeat}");
+            for k in kernels(kernel)? {
+                let (stats, secs) = best_of(repeat, || {
+                    random_games_with(k, start.player.0, start.opponent.0, rules.mask(), games, seed)
+                });
+                println!(
+                    "{k:>8}: {games} games in {secs:.3} s = {:.0} games/s, {:.1} M moves/s (black wins {:.1}%, draws {:.1}%)",
+                    games as f64 / secs,
+                    stats.moves as f64 / secs / 1e6,
+                    100.0 * stats.wins as f64 / games as f64,
+                    100.0 * stats.draws as f64 / games as f64,
+                );
+            }
+        }
+        BenchCommand::Perft { depth, convention, kernel, repeat } => {
+            println!("perft {depth} ({convention}) from the start position, 1 thread, best of {repeat}");
+            for k in kernels(kernel)? {
+                let (leaves, secs) = best_of(repeat, || perft_with(k, &rules, &start, depth, convention));
+                println!("{k:>8}: {leaves} leaves in {secs:.3} s = {:.1} M leaves/s", leaves as f64 / secs / 1e6);
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,69 @@
+//! The `othello-zero` command line: parses arguments and calls the library crates.
+
+mod bench;
+mod commands;
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "othello-zero", version, about = "Othello self-play research harness")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Count the move sequences of DEPTH plies (perft).
+    Perft {
+        depth: u32,
+        /// How passes and finished games count: edges (OEIS A124004), leaves (Egaroucid mode 1), no-pass (mode 2).
+        #[arg(long, default_value = "leaves")]
+        convention: othello_core::Convention,
+        /// Rule variants, comma-separated: othello, reverse, traditional, 4x4, 6x6, empties, mirror, start=BOARD.
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+        /// Kernel: portable, avx2, avx512 (default: the fastest this CPU has).
+        #[arg(long)]
+        kernel: Option<othello_core::KernelKind>,
+    },
+    /// Replay games (one transcript per line) and print each game's final disc counts `BLACK WHITE`.
+    Replay {
+        /// Read from this file instead of standard input.
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// The input is GGF game records (several games per file).
+        #[arg(long, conflicts_with = "wthor")]
+        ggf: bool,
+        /// Read these WTHOR database files (.wtb).
+        #[arg(long, num_args = 1..)]
+        wthor: Vec<PathBuf>,
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+    },
+    /// Print a position (a transcript or a board string) with its legal moves marked `*`.
+    Show {
+        /// A transcript (`f5d6c3`) or a board string (64 squares and the side to move); empty for the start.
+        position: Vec<String>,
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+    },
+    /// Benchmarks: random games per second, perft leaves per second.
+    Bench {
+        #[command(subcommand)]
+        what: bench::BenchCommand,
+    },
+}
+
+fn main() -> Result<()> {
+    let cli = Cli::parse();
+    match cli.command {
+        Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
+        Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
+        Command::Show { position, rules } => commands::show(&position.join(" "), rules),
+        Command::Bench { what } => bench::run(what),
+    }
+}
