@@ -58,7 +58,8 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
                 Ok(f) => {
                     for (i, g) in f.games.iter().enumerate() {
                         let moves: Vec<Move> = g.moves.iter().map(|&s| Move::Play(s)).collect();
-                        let game = Game::replay(rules, &moves).map_err(|e| format!("{}: game {}: {e}", path.display(), i + 1));
+                        let game =
+                            Game::replay(rules, &moves).map_err(|e| format!("{}: game {}: {e}", path.display(), i + 1));
                         tally.report(&mut out, game)?;
                     }
                 }
@@ -84,7 +85,8 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
         for (n, line) in input.split(b'\n').enumerate() {
             let line = line.context("reading the transcripts")?;
             let text = String::from_utf8_lossy(&line);
-            let game = Game::from_transcript(rules, text.trim_end_matches('\r')).map_err(|e| format!("line {}: {e}", n + 1));
+            let game =
+                Game::from_transcript(rules, text.trim_end_matches('\r')).map_err(|e| format!("line {}: {e}", n + 1));
             tally.report(&mut out, game)?;
         }
     }
@@ -110,7 +112,8 @@ pub fn parse_position(text: &str, rules: Rules) -> Result<(Position, Rules)> {
         let rules = rules.with_size(size)?;
         return Ok((pos, rules));
     }
-    let game = Game::from_transcript(rules, text).with_context(|| format!("'{text}' is neither a board string nor a legal transcript"))?;
+    let game = Game::from_transcript(rules, text)
+        .with_context(|| format!("'{text}' is neither a board string nor a legal transcript"))?;
     Ok((*game.position(), rules))
 }
 

@@ -47,6 +47,7 @@ enum Command {
     /// Print a position (a transcript or a board string) with its legal moves marked `*`.
     Show {
         /// A transcript (`f5d6c3`) or a board string (64 squares and the side to move); empty for the start.
+        #[arg(allow_hyphen_values = true)]
         position: Vec<String>,
         #[arg(long, default_value = "othello")]
         rules: othello_core::Rules,

@@ -23,10 +23,9 @@ pub fn parse_transcript(s: &str) -> Result<Vec<Move>, ParseError> {
             Some(t) if t.eq_ignore_ascii_case("pass") => t,
             _ => rest.get(..2).unwrap_or(rest),
         };
-        let mv = token.parse::<Move>().map_err(|_| ParseError::BadMoveToken {
-            token: rest.chars().take(2).collect(),
-            at,
-        })?;
+        let mv = token
+            .parse::<Move>()
+            .map_err(|_| ParseError::BadMoveToken { token: rest.chars().take(2).collect(), at })?;
         moves.push(mv);
         rest = &rest[token.len()..];
     }
@@ -139,10 +138,7 @@ mod tests {
 
     #[test]
     fn bad_tokens_say_where() {
-        assert_eq!(
-            parse_transcript("f5 d6 z3"),
-            Err(ParseError::BadMoveToken { token: "z3".into(), at: 7 })
-        );
+        assert_eq!(parse_transcript("f5 d6 z3"), Err(ParseError::BadMoveToken { token: "z3".into(), at: 7 }));
         assert!(parse_transcript("f5 d").is_err());
         assert!(parse_transcript("f5 é").is_err());
     }

@@ -104,7 +104,8 @@ impl GgfGame {
 fn board_value(pos: &Position, size: u8) -> String {
     let board = pos.to_board_string(size).replace('X', "*");
     let (cells, side) = board.split_at(board.len() - 1);
-    let rows: Vec<&str> = cells.trim_end().as_bytes().chunks(size as usize).map(|r| std::str::from_utf8(r).unwrap_or("")).collect();
+    let rows: Vec<&str> =
+        cells.trim_end().as_bytes().chunks(size as usize).map(|r| std::str::from_utf8(r).unwrap_or("")).collect();
     format!("{size} {} {side}", rows.join(" "))
 }
 
@@ -160,7 +161,8 @@ fn parse_record(body: &str, line: usize) -> Result<GgfGame, GgfError> {
         if key.is_empty() || !key.bytes().all(|b| b.is_ascii_uppercase() || b.is_ascii_digit()) {
             return Err(err(format!("bad property name '{}'", clip(key))));
         }
-        let (value, len) = read_value(&rest[open + 1..]).ok_or_else(|| err(format!("property {key} not closed with ']'")))?;
+        let (value, len) =
+            read_value(&rest[open + 1..]).ok_or_else(|| err(format!("property {key} not closed with ']'")))?;
         rest = rest[open + 1 + len..].trim_start();
         match key {
             "B" | "W" => {

@@ -8,6 +8,8 @@ pub mod batch;
 pub mod bitboard;
 pub mod color;
 pub mod error;
+#[doc(hidden)]
+pub mod fuzz_checks;
 pub mod game;
 pub mod ggf;
 pub mod kernel;

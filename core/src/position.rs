@@ -206,7 +206,10 @@ mod tests {
     fn bad_board_strings_are_errors() {
         let good = "---------------------------OX------XO---------------------------";
         assert_eq!(Position::parse_board(good), Err(ParseError::MissingSide));
-        assert!(matches!(Position::parse_board(&format!("{} X", &good[3..])), Err(ParseError::BoardLength { found: 62 })));
+        assert!(matches!(
+            Position::parse_board(&format!("{} X", &good[3..])),
+            Err(ParseError::BoardLength { found: 62 })
+        ));
         assert!(matches!(
             Position::parse_board(&format!("{}Z X", &good[1..])),
             Err(ParseError::BoardChar { ch: 'Z', index: 63 })

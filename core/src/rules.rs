@@ -233,9 +233,8 @@ impl Rules {
         let (b, w) = (pos.black().count(), pos.white().count());
         let winner = match (b.cmp(&w), self.objective) {
             (std::cmp::Ordering::Equal, _) => None,
-            (std::cmp::Ordering::Greater, Objective::MostDiscs) | (std::cmp::Ordering::Less, Objective::FewestDiscs) => {
-                Some(Color::Black)
-            }
+            (std::cmp::Ordering::Greater, Objective::MostDiscs)
+            | (std::cmp::Ordering::Less, Objective::FewestDiscs) => Some(Color::Black),
             _ => Some(Color::White),
         };
         let empties = self.size as u32 * self.size as u32 - b - w;
@@ -259,13 +258,13 @@ impl Rules {
 }
 
 const RULE_NAMES: &str = "othello, reverse (or misere), traditional (or reversi), 4x4, 6x6, 8x8, empties, \
-                          mirror, start=<board string>";
+                          mirror, empty-start, white-first, black-first, no-pass, pass, start=<board string>";
 
 impl FromStr for Rules {
     type Err = ParseError;
     /// A comma-separated list, applied left to right: a preset (`othello`, `reverse`/`misere`,
-    /// `traditional`/`reversi`), a size (`6x6`, `size=6`), `empties` (empties to the winner), `mirror`
-    /// (mirrored start), `start=<board string>`.
+    /// `traditional`/`reversi`), a size (`6x6`, `size=6`), `empties` (empties to the winner), a start (`mirror`,
+    /// `empty-start`, `start=<board string>`), `white-first`/`black-first`, `no-pass`/`pass`.
     fn from_str(s: &str) -> Result<Rules, ParseError> {
         let mut rules = Rules::othello();
         for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
@@ -276,6 +275,11 @@ impl FromStr for Rules {
                 "traditional" | "reversi" => Rules { size: rules.size, ..Rules::traditional() },
                 "empties" | "empties-to-winner" => Rules { scoring: Scoring::EmptiesToWinner, ..rules },
                 "mirror" | "mirrored" => Rules { start: Start::Mirrored, ..rules },
+                "empty-start" => Rules { start: Start::EmptyCentre, ..rules },
+                "white-first" => Rules { first: Color::White, ..rules },
+                "black-first" => Rules { first: Color::Black, ..rules },
+                "no-pass" => Rules { passing: false, ..rules },
+                "pass" => Rules { passing: true, ..rules },
                 "4x4" | "size=4" => rules.with_size(4)?,
                 "6x6" | "size=6" => rules.with_size(6)?,
                 "8x8" | "size=8" => rules.with_size(8)?,
@@ -288,26 +292,35 @@ impl FromStr for Rules {
                 }
             };
         }
+        rules.check_position(&rules.start_position())?;
         Ok(rules)
     }
 }
 
 impl fmt::Display for Rules {
+    /// The canonical spelling: `othello`, the size, then every difference from Othello; it parses back to the
+    /// same rules.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut parts = vec![if self.start == Start::EmptyCentre { "traditional" } else { "othello" }.to_string()];
-        parts.push(format!("{0}x{0}", self.size));
+        write!(f, "othello,{0}x{0}", self.size)?;
+        match self.start {
+            Start::Standard => {}
+            Start::Mirrored => f.write_str(",mirror")?,
+            Start::EmptyCentre => f.write_str(",empty-start")?,
+            Start::Custom(p) => write!(f, ",start={}", p.to_board_string(self.size).replace(' ', ""))?,
+        }
+        if self.first == Color::White {
+            f.write_str(",white-first")?;
+        }
+        if !self.passing {
+            f.write_str(",no-pass")?;
+        }
         if self.objective == Objective::FewestDiscs {
-            parts.push("reverse".into());
+            f.write_str(",reverse")?;
         }
         if self.scoring == Scoring::EmptiesToWinner {
-            parts.push("empties".into());
+            f.write_str(",empties")?;
         }
-        match self.start {
-            Start::Mirrored => parts.push("mirror".into()),
-            Start::Custom(p) => parts.push(format!("start={}", p.to_board_string(self.size).replace(' ', ""))),
-            _ => {}
-        }
-        f.write_str(&parts.join(","))
+        Ok(())
     }
 }
 
@@ -415,6 +428,14 @@ mod tests {
         assert_eq!((r.size, r.objective, r.scoring), (6, Objective::FewestDiscs, Scoring::EmptiesToWinner));
         assert_eq!(r.to_string().parse::<Rules>().unwrap(), r);
         assert_eq!("traditional".parse::<Rules>().unwrap(), Rules::traditional());
+        for r in [Rules::traditional(), Rules::reverse(), Rules { passing: false, ..Rules::othello() }] {
+            assert_eq!(r.to_string().parse::<Rules>().unwrap(), r);
+        }
+        // A start with a disc on h8 does not fit a 6x6 board.
+        let mut h8 = Rules::othello().start_position().to_board_string(8);
+        h8.replace_range(63..64, "X");
+        assert!(format!("start={h8}").parse::<Rules>().is_ok());
+        assert_eq!(format!("start={h8},6x6").parse::<Rules>(), Err(ParseError::OffBoard { size: 6 }));
         assert!("7x7".parse::<Rules>().is_err());
         assert!("start=XO".parse::<Rules>().is_err());
         let custom: Rules = format!("start={}", Rules::othello().start_position()).parse().unwrap();

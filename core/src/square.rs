@@ -95,11 +95,7 @@ impl FromStr for Move {
     type Err = ParseError;
     /// `a1`..`h8` in either case, or `pass` / `pa` / `ps` / `--` for a pass.
     fn from_str(s: &str) -> Result<Move, ParseError> {
-        if s.eq_ignore_ascii_case("pass")
-            || s.eq_ignore_ascii_case("pa")
-            || s.eq_ignore_ascii_case("ps")
-            || s == "--"
-        {
+        if s.eq_ignore_ascii_case("pass") || s.eq_ignore_ascii_case("pa") || s.eq_ignore_ascii_case("ps") || s == "--" {
             return Ok(Move::Pass);
         }
         s.parse().map(Move::Play)

@@ -23,16 +23,8 @@ impl Symmetry {
     pub const ANTI_TRANSPOSE: Symmetry = Symmetry(7);
 
     /// All eight, identity first.
-    pub const ALL: [Symmetry; 8] = [
-        Symmetry(0),
-        Symmetry(1),
-        Symmetry(2),
-        Symmetry(3),
-        Symmetry(4),
-        Symmetry(5),
-        Symmetry(6),
-        Symmetry(7),
-    ];
+    pub const ALL: [Symmetry; 8] =
+        [Symmetry(0), Symmetry(1), Symmetry(2), Symmetry(3), Symmetry(4), Symmetry(5), Symmetry(6), Symmetry(7)];
 
     /// The symmetry with index `i` (0..8), e.g. a random one for augmentation.
     pub fn from_index(i: usize) -> Symmetry {

@@ -18,7 +18,9 @@ pub enum WthorError {
     BoardSize(u8),
     #[error("truncated or oversized: the header announces {announced} games ({expected} bytes) but the file has {actual} bytes ({complete} complete games)")]
     Size { announced: u32, expected: usize, actual: usize, complete: usize },
-    #[error("game {game}: move {number} has the byte {byte}, which is no square (expected 11..88 or 0 after the last move)")]
+    #[error(
+        "game {game}: move {number} has the byte {byte}, which is no square (expected 11..88 or 0 after the last move)"
+    )]
     BadMove { game: usize, number: usize, byte: u8 },
     #[error("{records} {what} records announced, but the file has {actual} bytes")]
     NamesSize { what: &'static str, records: usize, actual: usize },
@@ -103,7 +105,8 @@ impl WthorFile {
                 complete: body.len() / GAME_RECORD,
             });
         }
-        let games = body.chunks_exact(GAME_RECORD).enumerate().map(|(i, r)| parse_game(i + 1, r)).collect::<Result<_, _>>()?;
+        let games =
+            body.chunks_exact(GAME_RECORD).enumerate().map(|(i, r)| parse_game(i + 1, r)).collect::<Result<_, _>>()?;
         Ok(WthorFile { header, games })
     }
 }

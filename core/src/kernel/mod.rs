@@ -237,12 +237,14 @@ mod tests {
 
     /// Random positions of every density, including many nearly-full and nearly-empty ones.
     pub(crate) fn random_position(rng: &mut impl Rng) -> (u64, u64) {
-        let occupied = rng.random::<u64>() | rng.random::<u64>() & match rng.random_range(0..4) {
-            0 => 0,
-            1 => rng.random::<u64>(),
-            2 => !0,
-            _ => rng.random::<u64>() & rng.random::<u64>(),
-        };
+        let occupied = rng.random::<u64>()
+            | rng.random::<u64>()
+                & match rng.random_range(0..4) {
+                    0 => 0,
+                    1 => rng.random::<u64>(),
+                    2 => !0,
+                    _ => rng.random::<u64>() & rng.random::<u64>(),
+                };
         let occupied = if rng.random_bool(0.2) { occupied & rng.random::<u64>() } else { occupied };
         let p = occupied & rng.random::<u64>();
         (p, occupied & !p)

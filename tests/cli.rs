@@ -1,0 +1,143 @@
+//! End-to-end tests of the `othello-zero` command line against independent truths: the published perft table,
+//! the WTHOR database's stored scores, the rules' documented facts.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_othello-zero"))
+}
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
+    child.wait_with_output().unwrap()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn shared(path: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(path)
+}
+
+#[test]
+fn perft_prints_the_published_counts_in_each_convention() {
+    let table = std::fs::read_to_string(shared("reference/perft.txt")).unwrap();
+    let row: Vec<u64> = table
+        .lines()
+        .find(|l| l.starts_with("9 "))
+        .unwrap()
+        .split_whitespace()
+        .map(|f| f.parse().unwrap())
+        .collect();
+    for (convention, want) in [("edges", row[1]), ("leaves", row[2]), ("no-pass", row[3])] {
+        let o = run(&["perft", "9", "--convention", convention], "");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(stdout(&o).trim(), want.to_string(), "{convention}");
+    }
+}
+
+#[test]
+fn replay_prints_counts_or_an_error_per_line_and_carries_on() {
+    let input = "e6 f4 e3 d6 c5 f6 e7 f5 g5\nf5 d6 a1\nF5D6C3\nf5 q9\n";
+    let o = run(&["replay"], input);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 4, "{out}");
+    assert_eq!(lines[0], "13 0");
+    assert!(lines[1].starts_with("error: line 2: move 3 (a1):"), "{}", lines[1]);
+    assert_eq!(lines[2], "5 2"); // f5 flips e5, d6 flips d5, c3 flips d4
+    assert!(lines[3].starts_with("error: line 4: bad move token 'q9'"), "{}", lines[3]);
+    // Empties to the winner: the shortest game is 64-0.
+    let o = run(&["replay", "--rules", "empties"], "e6f4e3d6c5f6e7f5g5\n");
+    assert_eq!(stdout(&o).trim(), "64 0");
+}
+
+#[test]
+fn replay_of_wthor_matches_the_scores_stored_in_the_database() {
+    let path = shared("data/wthor/WTH_2004.wtb");
+    let file = othello_core::wthor::WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap();
+    let o = run(&["replay", "--rules", "empties", "--wthor", path.to_str().unwrap()], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), file.games.len());
+    let mut checked = 0;
+    for (line, game) in lines.iter().zip(&file.games) {
+        let (b, w) = line.split_once(' ').unwrap();
+        let (b, w): (u32, u32) = (b.parse().unwrap(), w.parse().unwrap());
+        if b + w == 64 {
+            // A finished game (all squares counted): black's count is the stored score.
+            assert_eq!(b, game.black_score as u32, "{line}");
+            checked += 1;
+        }
+    }
+    assert!(checked > file.games.len() * 9 / 10);
+    // A truncated file is an error line naming the file, not a crash.
+    let dir = std::env::temp_dir().join(format!("oz-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cut = dir.join("cut.wtb");
+    std::fs::write(&cut, &std::fs::read(&path).unwrap()[..1000]).unwrap();
+    let o = run(&["replay", "--wthor", cut.to_str().unwrap()], "");
+    assert!(stdout(&o).starts_with("error: ") && stdout(&o).contains("cut.wtb") && stdout(&o).contains("truncated"));
+}
+
+#[test]
+fn replay_reads_ggf() {
+    let ggf = "(;GM[Othello]PB[a]PW[b]TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- \
+               -------- *]B[e6]W[f4]B[e3]W[d6]B[c5]W[f6]B[e7]W[f5]B[g5];)\n(;GM[Othello]B[a1];)\n";
+    let o = run(&["replay", "--ggf"], ggf);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines[0], "13 0");
+    assert!(lines[1].starts_with("error: line 2: move 1 (a1)"), "{}", lines[1]);
+}
+
+#[test]
+fn show_marks_the_legal_moves() {
+    let o = run(&["show"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("legal moves: d3 c4 f5 e6"), "{out}");
+    assert_eq!(out.matches('*').count(), 4);
+    let o = run(&["show", "f5", "d6"], "");
+    assert!(stdout(&o).contains("legal moves: c3 c4 c5 c6 c7"));
+    let board = "---------------------------OX------XO--------------------------- O";
+    let o = run(&["show", board], "");
+    assert!(stdout(&o).contains("legal moves: e3 f4 c5 d6"), "{}", stdout(&o));
+}
+
+#[test]
+fn bad_input_gives_a_clear_error_not_a_panic() {
+    for (args, needle) in [
+        (vec!["perft", "3", "--rules", "7x7"], "unknown rule '7x7'"),
+        (vec!["perft", "3", "--convention", "sideways"], "unknown perft convention"),
+        (vec!["show", "zz"], "neither a board string nor a legal transcript"),
+        (vec!["replay", "--file", "/nonexistent/games.txt"], "/nonexistent/games.txt"),
+    ] {
+        let o = run(&args, "");
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert!(!o.status.success(), "{args:?}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
+#[test]
+fn bench_runs_every_kernel() {
+    let o = run(&["bench", "random", "--games", "2000", "--repeat", "1"], "");
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("portable:") && out.contains("games/s"), "{out}");
+    let o = run(&["bench", "perft", "--depth", "6", "--repeat", "1"], "");
+    assert!(stdout(&o).contains("8200 leaves"), "{}", stdout(&o));
+}
