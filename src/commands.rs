@@ -7,6 +7,7 @@ use anyhow::{Context, Result};
 use othello_core::ggf::parse_ggf;
 use othello_core::perft::perft_with;
 use othello_core::wthor::WthorFile;
+use othello_core::solve::{Limits, Mode, Problem, Solution, Solver};
 use othello_core::{Convention, Game, KernelKind, Move, Position, Rules, Status};
 
 pub fn perft(depth: u32, convention: Convention, rules: &Rules, kernel: Option<KernelKind>) -> Result<()> {
@@ -139,5 +140,100 @@ pub fn show(text: &str, rules: Rules) -> Result<()> {
         }
     }
     println!("board: {}", pos.to_board_string(rules.size));
+    Ok(())
+}
+
+/// `solve`: one position from the command line, or every line of a problem file.
+pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules: Rules) -> Result<()> {
+    let mut solver = Solver::new();
+    let Some(path) = file else {
+        let (pos, rules) = parse_position(text, rules)?;
+        let solution = solver.solve(&rules, &pos, mode, limits)?;
+        print_solution("position", &solution, None);
+        return Ok(());
+    };
+    let content = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let (mut solved, mut failed, mut mismatched, mut nodes, mut seconds) = (0, 0, 0, 0u64, 0f64);
+    for (n, line) in content.lines().enumerate() {
+        let Some(problem) = Problem::parse(line) else { continue };
+        let label = format!("line {}", n + 1);
+        let result = problem
+            .map_err(anyhow::Error::from)
+            .and_then(|p| Ok((solver.solve(&rules.with_size(p.size)?, &p.position, mode, limits)?, p)));
+        match result {
+            Ok((solution, problem)) => {
+                let name = problem.id.clone().unwrap_or(label);
+                let ok = print_solution(&name, &solution, Some(&problem));
+                solved += 1;
+                mismatched += (!ok) as u32;
+                nodes += solution.nodes;
+                seconds += solution.elapsed.as_secs_f64();
+            }
+            Err(e) => {
+                failed += 1;
+                println!("error: {label}: {e:#}");
+            }
+        }
+    }
+    println!(
+        "solved {solved}, errors {failed}, disagreeing with the file {mismatched}; {nodes} nodes in {seconds:.2} s ({:.1} M nodes/s)",
+        nodes as f64 / seconds.max(1e-9) / 1e6
+    );
+    if mismatched > 0 {
+        anyhow::bail!("{mismatched} solutions disagree with the expected ones in {}", path.display());
+    }
+    Ok(())
+}
+
+/// Prints a solution; returns false when it disagrees with the expected score or best moves of `problem`.
+fn print_solution(name: &str, s: &Solution, problem: Option<&Problem>) -> bool {
+    let moves = |m: &[Move]| m.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(",");
+    let secs = s.elapsed.as_secs_f64();
+    let mut line = format!(
+        "{name}: best {} score {:+} nodes {} time {secs:.3} s ({:.1} M nodes/s)",
+        if s.best_moves.is_empty() { "-".to_string() } else { moves(&s.best_moves) },
+        s.score,
+        s.nodes,
+        s.nodes as f64 / secs.max(1e-9) / 1e6
+    );
+    let mut ok = true;
+    if let Some(p) = problem {
+        if let Some(want) = p.score {
+            ok &= want == s.score || (s.best_moves.is_empty() && s.move_scores.is_empty() && want.signum() == s.score);
+        }
+        if let (Some(want), false) = (&p.best_moves, s.best_moves.is_empty()) {
+            let mut a: Vec<String> = want.iter().map(|m| m.to_string()).collect();
+            let mut b: Vec<String> = s.best_moves.iter().map(|m| m.to_string()).collect();
+            a.sort();
+            b.sort();
+            ok &= a == b;
+        }
+        line.push_str(if ok { "  [agrees]" } else { "  [DISAGREES with the file]" });
+    }
+    println!("{line}");
+    for (mv, score) in &s.move_scores {
+        println!("  {mv} {score:+}");
+    }
+    ok
+}
+
+/// `oracle`: how often an agent's move is optimal on positions with `empties` empties from WTHOR games.
+pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64) -> Result<()> {
+    let mut games = Vec::new();
+    for path in wthor {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        games.extend(WthorFile::parse(&bytes).with_context(|| path.display().to_string())?.games);
+    }
+    let positions = othello_eval::oracle_positions(&games, empties, count, seed);
+    anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
+    let mut agent = othello_eval::agent_from_spec(agent, seed)?;
+    let report = othello_eval::oracle::evaluate(&mut agent, &positions, &mut Solver::new())?;
+    println!(
+        "{}: {} positions with {empties} empties: optimal {:.1}%, mean loss {:.2} discs",
+        agent.name(),
+        report.positions,
+        100.0 * report.optimal_rate(),
+        report.mean_loss()
+    );
     Ok(())
 }

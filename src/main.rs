@@ -52,6 +52,44 @@ enum Command {
         #[arg(long, default_value = "othello")]
         rules: othello_core::Rules,
     },
+    /// Solve positions exactly: best moves, score, nodes and time.
+    Solve {
+        /// A board string with the side to move, or a transcript (empty: read `--file`).
+        #[arg(allow_hyphen_values = true)]
+        position: Vec<String>,
+        /// A file of positions, one per line, in the FFO suite's format (`<board> <side> [<best> <score> <id>]`).
+        #[arg(long)]
+        file: Option<PathBuf>,
+        /// Print the exact score of every legal move.
+        #[arg(long, conflicts_with = "wld")]
+        all_moves: bool,
+        /// Only win/draw/loss (faster).
+        #[arg(long)]
+        wld: bool,
+        /// Give up on a position after this many seconds.
+        #[arg(long)]
+        time: Option<f64>,
+        /// Give up on a position after this many nodes.
+        #[arg(long)]
+        nodes: Option<u64>,
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+    },
+    /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
+    Oracle {
+        /// random, greedy, optionally with +endgameK (e.g. random+endgame14).
+        #[arg(long, default_value = "greedy")]
+        agent: String,
+        #[arg(long, default_value_t = 14)]
+        empties: u32,
+        #[arg(long, default_value_t = 200)]
+        positions: usize,
+        /// WTHOR game files to sample from.
+        #[arg(long, num_args = 1.., required = true)]
+        wthor: Vec<PathBuf>,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
     /// Benchmarks: random games per second, perft leaves per second.
     Bench {
         #[command(subcommand)]
@@ -65,6 +103,18 @@ fn main() -> Result<()> {
         Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
         Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
         Command::Show { position, rules } => commands::show(&position.join(" "), rules),
+        Command::Solve { position, file, all_moves, wld, time, nodes, rules } => {
+            let mode = match (all_moves, wld) {
+                (true, _) => othello_core::solve::Mode::AllMoves,
+                (_, true) => othello_core::solve::Mode::WinDrawLoss,
+                _ => othello_core::solve::Mode::Exact,
+            };
+            let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
+            commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules)
+        }
+        Command::Oracle { agent, empties, positions, wthor, seed } => {
+            commands::oracle(&agent, empties, positions, &wthor, seed)
+        }
         Command::Bench { what } => bench::run(what),
     }
 }

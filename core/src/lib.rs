@@ -17,7 +17,9 @@ pub mod perft;
 pub mod playout;
 pub mod position;
 pub mod rules;
+pub mod solve;
 pub mod square;
+pub mod stability;
 pub mod symmetry;
 pub mod wthor;
 

@@ -1,0 +1,650 @@
+//! The exact endgame solver: the minimax value (final disc difference under the rules' scoring) and every best
+//! move of a position, by null-window alpha-beta (PVS) on the bitboards.
+//!
+//! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
+//! opponent's resulting mobility (fastest first). Shallow nodes: no table, moves tried by quadrant parity straight
+//! from the flips of each empty square, and a dedicated last-empty function.
+
+use std::time::{Duration, Instant};
+
+use thiserror::Error;
+
+use crate::kernel::{Kernel, KernelKind};
+use crate::position::{hash_discs, Position};
+use crate::rules::{Objective, Rules, Scoring, Start, Status};
+use crate::square::{Move, Square};
+use crate::stability::stable_discs;
+
+/// Positions with at most this many empties are searched without the table and without move sorting.
+pub const SHALLOW: u32 = 6;
+/// Table entries (a power of two; 16 bytes each).
+const TT_SIZE: usize = 1 << 21;
+
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum SolveError {
+    #[error("not solved within the limit ({nodes} nodes searched in {:.1} s); {empties} empties", elapsed.as_secs_f64())]
+    Limit { nodes: u64, elapsed: Duration, empties: u32 },
+    #[error("the solver does not play the centre-filling opening of traditional Reversi")]
+    Opening,
+    #[error("{0}")]
+    Position(#[from] crate::ParseError),
+}
+
+/// What to search for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The exact score and every move that reaches it.
+    Exact,
+    /// The exact score of every legal move.
+    AllMoves,
+    /// Win, draw or loss only (a window of (-1, 1)): faster; `score` is then -1, 0 or 1.
+    WinDrawLoss,
+}
+
+/// Budget for one solve; `None` means unlimited.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Limits {
+    pub nodes: Option<u64>,
+    pub time: Option<Duration>,
+}
+
+/// The result of a solve, from the side to move's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Solution {
+    /// Final disc difference (mover minus opponent) under perfect play; -1/0/1 in `WinDrawLoss` mode.
+    pub score: i32,
+    /// Every move reaching `score` (`Move::Pass` when the mover must pass; empty when the game is over).
+    pub best_moves: Vec<Move>,
+    /// In `AllMoves` mode, every legal move with its exact score, best first.
+    pub move_scores: Vec<(Move, i32)>,
+    pub nodes: u64,
+    pub elapsed: Duration,
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: u64,
+    lower: i8,
+    upper: i8,
+    best: u8,
+    empties: u8,
+}
+
+const NO_MOVE: u8 = 64;
+
+/// A reusable solver: keeps its transposition table between positions.
+pub struct Solver {
+    kernel: KernelKind,
+    table: Vec<Entry>,
+    // Per-solve state, set by `solve`.
+    mask: u64,
+    passing: bool,
+    scoring: Scoring,
+    objective: Objective,
+    use_stability: bool,
+    salt: u64,
+    nodes: u64,
+    next_check: u64,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    aborted: bool,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new()
+    }
+}
+
+impl Solver {
+    pub fn new() -> Solver {
+        Solver::with_kernel(KernelKind::best())
+    }
+
+    pub fn with_kernel(kernel: KernelKind) -> Solver {
+        Solver {
+            kernel,
+            table: vec![Entry::default(); TT_SIZE],
+            mask: !0,
+            passing: true,
+            scoring: Scoring::DiscCount,
+            objective: Objective::MostDiscs,
+            use_stability: true,
+            salt: 0,
+            nodes: 0,
+            next_check: 0,
+            node_limit: u64::MAX,
+            deadline: None,
+            aborted: false,
+        }
+    }
+
+    /// Solves `pos` under `rules`.
+    pub fn solve(&mut self, rules: &Rules, pos: &Position, mode: Mode, limits: Limits) -> Result<Solution, SolveError> {
+        rules.check_position(pos)?;
+        if rules.start == Start::EmptyCentre && rules.in_opening(pos) {
+            return Err(SolveError::Opening);
+        }
+        let started = Instant::now();
+        self.mask = rules.mask();
+        self.passing = rules.passing;
+        self.scoring = rules.scoring;
+        self.objective = rules.objective;
+        self.use_stability = rules.size == 8 && rules.objective == Objective::MostDiscs;
+        self.nodes = 0;
+        self.next_check = CHECK_EVERY;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.deadline = limits.time.map(|t| started + t);
+        self.aborted = false;
+        // Table entries stay valid across solves under the same rules: the rules are mixed into every key.
+        let variant = (rules.passing as u64) | (rules.scoring as u64) << 1 | (rules.objective as u64) << 2;
+        self.salt = hash_discs(self.mask, variant);
+
+        let (p, o) = (pos.player.0, pos.opponent.0);
+        let mut solution = Solution { score: 0, best_moves: vec![], move_scores: vec![], nodes: 0, elapsed: Duration::ZERO };
+        match rules.status(pos) {
+            Status::Over => {
+                let score = self.final_score(p, o);
+                solution.score = if mode == Mode::WinDrawLoss { score.signum() } else { score };
+            }
+            Status::MustPass => {
+                let inner = self.solve(rules, &pos.pass(), mode, limits)?;
+                solution.score = -inner.score;
+                solution.best_moves = vec![Move::Pass];
+                solution.move_scores = if mode == Mode::AllMoves { vec![(Move::Pass, -inner.score)] } else { vec![] };
+                solution.nodes = inner.nodes;
+                solution.elapsed = started.elapsed();
+                return Ok(solution);
+            }
+            Status::Moves(moves) => {
+                let limit = self.max_score();
+                let children: Vec<(Square, u64, u64)> = moves
+                    .map(|sq| {
+                        let f = self.flips(p, o, sq.index() as u32);
+                        (sq, o ^ f, p | f | sq.bit())
+                    })
+                    .collect();
+                match mode {
+                    Mode::WinDrawLoss => {
+                        let v = self.root_window(&children, -1, 1);
+                        solution.score = v.signum();
+                    }
+                    Mode::Exact => {
+                        let best = self.root_window(&children, -limit - 1, limit + 1);
+                        solution.score = best;
+                        // A move is best when a null window around `best` shows it reaches `best`.
+                        for &(sq, cp, co) in &children {
+                            if self.aborted {
+                                break;
+                            }
+                            if -self.search(cp, co, -best, -best + 1) >= best {
+                                solution.best_moves.push(Move::Play(sq));
+                            }
+                        }
+                    }
+                    Mode::AllMoves => {
+                        for &(sq, cp, co) in &children {
+                            solution.move_scores.push((Move::Play(sq), -self.search(cp, co, -limit - 1, limit + 1)));
+                        }
+                        solution.move_scores.sort_by_key(|&(_, v)| -v);
+                        solution.score = solution.move_scores.first().map_or(0, |m| m.1);
+                        solution.best_moves =
+                            solution.move_scores.iter().filter(|m| m.1 == solution.score).map(|m| m.0).collect();
+                    }
+                }
+            }
+        }
+        solution.nodes = self.nodes;
+        solution.elapsed = started.elapsed();
+        if self.aborted {
+            return Err(SolveError::Limit {
+                nodes: self.nodes,
+                elapsed: solution.elapsed,
+                empties: (self.mask & !(p | o)).count_ones(),
+            });
+        }
+        Ok(solution)
+    }
+
+    /// The best score over the root moves within (alpha, beta), moves in the order given (PVS).
+    fn root_window(&mut self, children: &[(Square, u64, u64)], mut alpha: i32, beta: i32) -> i32 {
+        let mut best = -i32::MAX;
+        let mut ordered = children.to_vec();
+        ordered.sort_by_key(|&(_, cp, co)| (self.moves(cp, co)).count_ones());
+        for (i, &(_, cp, co)) in ordered.iter().enumerate() {
+            let v = if i == 0 {
+                -self.search(cp, co, -beta, -alpha)
+            } else {
+                let v = -self.search(cp, co, -alpha - 1, -alpha);
+                if v > alpha && v < beta {
+                    -self.search(cp, co, -beta, -v)
+                } else {
+                    v
+                }
+            };
+            if v > best {
+                best = v;
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn max_score(&self) -> i32 {
+        self.mask.count_ones() as i32
+    }
+
+    /// The score of a finished game from the point of view of the owner of `p`.
+    #[inline(always)]
+    fn final_score(&self, p: u64, o: u64) -> i32 {
+        let (pc, oc) = (p.count_ones() as i32, o.count_ones() as i32);
+        let diff = match self.objective {
+            Objective::MostDiscs => pc - oc,
+            Objective::FewestDiscs => oc - pc,
+        };
+        match self.scoring {
+            Scoring::DiscCount => diff,
+            Scoring::EmptiesToWinner => {
+                let empties = (self.mask & !(p | o)).count_ones() as i32;
+                diff + diff.signum() * empties
+            }
+        }
+    }
+
+    #[cold]
+    fn check_limits(&mut self) {
+        self.next_check = self.nodes + CHECK_EVERY;
+        if self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d) {
+            self.aborted = true;
+        }
+    }
+
+    fn moves(&self, p: u64, o: u64) -> u64 {
+        crate::kernel::moves_with(self.kernel, p, o) & self.mask
+    }
+    fn flips(&self, p: u64, o: u64, sq: u32) -> u64 {
+        crate::kernel::flips_with(self.kernel, p, o, sq)
+    }
+
+    /// Searches (p, o) within (alpha, beta) with the solver's kernel. Fail-soft.
+    fn search(&mut self, p: u64, o: u64, alpha: i32, beta: i32) -> i32 {
+        match self.kernel {
+            // SAFETY: the kernel was available when the solver was made (KernelKind::best / is_available).
+            #[cfg(target_arch = "x86_64")]
+            KernelKind::Avx512 if self.kernel.is_available() => unsafe { avx512::search(self, p, o, alpha, beta) },
+            #[cfg(target_arch = "x86_64")]
+            KernelKind::Avx2 if self.kernel.is_available() => unsafe { avx2::search(self, p, o, alpha, beta) },
+            _ => unsafe { portable::search(self, p, o, alpha, beta) },
+        }
+    }
+}
+
+const CHECK_EVERY: u64 = 1 << 16;
+const QUADRANTS: [u64; 4] = [0x0000_0000_0f0f_0f0f, 0x0000_0000_f0f0_f0f0, 0x0f0f_0f0f_0000_0000, 0xf0f0_f0f0_0000_0000];
+const CORNERS: u64 = 0x8100_0000_0000_0081;
+
+/// The squares of quadrants holding an odd number of empties: playing there first is the parity heuristic.
+#[inline(always)]
+fn odd_quadrants(empties: u64) -> u64 {
+    QUADRANTS.iter().fold(0, |m, &q| if (empties & q).count_ones() & 1 == 1 { m | q } else { m })
+}
+
+/// The search, compiled once per kernel so that the kernel inlines (see `kernel_entry!` for the same idea).
+macro_rules! search_with_kernel {
+    ($module:ident, $kernel:ty $(, $features:literal)?) => {
+        mod $module {
+            use super::*;
+            type K = $kernel;
+
+            $(#[target_feature(enable = $features)])?
+            pub(super) unsafe fn search(s: &mut Solver, p: u64, o: u64, mut alpha: i32, mut beta: i32) -> i32 {
+                let empties = s.mask & !(p | o);
+                if empties.count_ones() <= SHALLOW {
+                    return shallow(s, p, o, alpha, beta, empties);
+                }
+                s.nodes += 1;
+                if s.nodes >= s.next_check {
+                    s.check_limits();
+                }
+                if s.aborted {
+                    return 0;
+                }
+                let moves = K::moves(p, o) & s.mask;
+                if moves == 0 {
+                    if !s.passing || K::moves(o, p) & s.mask == 0 {
+                        return s.final_score(p, o);
+                    }
+                    return -search(s, o, p, -beta, -alpha);
+                }
+                if s.use_stability {
+                    let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
+                    if bound <= alpha {
+                        return bound;
+                    }
+                }
+                let key = hash_discs(p, o) ^ s.salt;
+                let slot = key as usize & (TT_SIZE - 1);
+                let n_empties = empties.count_ones() as u8;
+                let mut tt_move = NO_MOVE;
+                let entry = s.table[slot];
+                if entry.key == key && entry.empties == n_empties {
+                    let (lower, upper) = (entry.lower as i32, entry.upper as i32);
+                    if lower >= beta || upper <= alpha || lower == upper {
+                        return if lower >= beta { lower } else { upper };
+                    }
+                    alpha = alpha.max(lower);
+                    beta = beta.min(upper);
+                    tt_move = entry.best;
+                }
+                let alpha_in = alpha;
+
+                // Order: table move first, then fewest replies (corners count double), odd quadrants first.
+                let odd = odd_quadrants(empties);
+                let mut list = [(0u32, 0u64, 0u64, 0i32); 32];
+                let mut n = 0;
+                let mut rest = moves;
+                while rest != 0 {
+                    let sq = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let f = K::flips(p, o, sq);
+                    let (cp, co) = (o ^ f, p | f | 1 << sq);
+                    let replies = K::moves(cp, co) & s.mask;
+                    let mut key = 4 * (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+                    key -= ((odd >> sq) & 1) as i32 * 2;
+                    key -= ((CORNERS >> sq) & 1) as i32 * 3;
+                    if sq as u8 == tt_move {
+                        key = i32::MIN;
+                    }
+                    list[n] = (sq, cp, co, key);
+                    n += 1;
+                }
+                let list = &mut list[..n];
+                list.sort_unstable_by_key(|m| m.3);
+
+                let mut best = -i32::MAX;
+                let mut best_sq = NO_MOVE;
+                for (i, &(sq, cp, co, _)) in list.iter().enumerate() {
+                    let v = if i == 0 {
+                        -search(s, cp, co, -beta, -alpha)
+                    } else {
+                        let v = -search(s, cp, co, -alpha - 1, -alpha);
+                        if v > alpha && v < beta {
+                            -search(s, cp, co, -beta, -v)
+                        } else {
+                            v
+                        }
+                    };
+                    if v > best {
+                        best = v;
+                        best_sq = sq as u8;
+                        if v > alpha {
+                            alpha = v;
+                            if alpha >= beta {
+                                break;
+                            }
+                        }
+                    }
+                }
+                if !s.aborted {
+                    let (lower, upper) = if best <= alpha_in {
+                        (-127, best)
+                    } else if best >= beta {
+                        (best, 127)
+                    } else {
+                        (best, best)
+                    };
+                    s.table[slot] =
+                        Entry { key, lower: lower as i8, upper: upper as i8, best: best_sq, empties: n_empties };
+                }
+                best
+            }
+
+            /// Few empties: try each empty square (its flips tell whether it is legal), odd quadrants first.
+            $(#[target_feature(enable = $features)])?
+            unsafe fn shallow(s: &mut Solver, p: u64, o: u64, mut alpha: i32, beta: i32, empties: u64) -> i32 {
+                s.nodes += 1;
+                if empties & empties.wrapping_sub(1) == 0 {
+                    return if empties == 0 { s.final_score(p, o) } else { last(s, p, o, empties) };
+                }
+                let odd = odd_quadrants(empties);
+                let mut best = -i32::MAX;
+                for group in [empties & odd, empties & !odd] {
+                    let mut rest = group;
+                    while rest != 0 {
+                        let sq = rest.trailing_zeros();
+                        rest &= rest - 1;
+                        let f = K::flips(p, o, sq);
+                        if f == 0 {
+                            continue;
+                        }
+                        let v = -shallow(s, o ^ f, p | f | 1 << sq, -beta, -alpha, empties & !(1 << sq));
+                        if v > best {
+                            best = v;
+                            if v > alpha {
+                                alpha = v;
+                                if alpha >= beta {
+                                    return best;
+                                }
+                            }
+                        }
+                    }
+                }
+                if best == -i32::MAX {
+                    // No move: pass if the rules let the opponent play on, else the game is over.
+                    if !s.passing || K::moves(o, p) & empties == 0 {
+                        return s.final_score(p, o);
+                    }
+                    return -shallow(s, o, p, -beta, -alpha, empties);
+                }
+                best
+            }
+
+            /// One empty square left.
+            $(#[target_feature(enable = $features)])?
+            unsafe fn last(s: &mut Solver, p: u64, o: u64, empty: u64) -> i32 {
+                let sq = empty.trailing_zeros();
+                let f = K::flips(p, o, sq);
+                if f != 0 {
+                    return s.final_score(p | f | empty, o ^ f);
+                }
+                if s.passing {
+                    let f = K::flips(o, p, sq);
+                    if f != 0 {
+                        return s.final_score(p ^ f, o | f | empty);
+                    }
+                }
+                s.final_score(p, o)
+            }
+        }
+    };
+}
+
+search_with_kernel!(portable, crate::kernel::portable::Portable);
+#[cfg(target_arch = "x86_64")]
+search_with_kernel!(avx2, crate::kernel::x86::Avx2, "avx2,bmi1,bmi2,popcnt,lzcnt");
+#[cfg(target_arch = "x86_64")]
+search_with_kernel!(avx512, crate::kernel::x86::Avx512, "avx512f,avx512cd,avx512vl,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt");
+
+/// Solves one position with a fresh solver and no limits.
+pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
+    Solver::new().solve(rules, pos, Mode::Exact, Limits::default())
+}
+
+/// One line of a problem file (the FFO suite's format): `<board> <side> [<best moves> <score> <id> ...]`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    pub position: Position,
+    pub size: u8,
+    /// The expected best moves and score, when the line gives them.
+    pub best_moves: Option<Vec<Move>>,
+    pub score: Option<i32>,
+    pub id: Option<String>,
+}
+
+impl Problem {
+    /// Parses a line; `None` for blank lines and `#` comments.
+    pub fn parse(line: &str) -> Option<Result<Problem, crate::ParseError>> {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            return None;
+        }
+        let mut fields = line.split_whitespace();
+        let board = fields.next().unwrap_or("");
+        // The side is its own field in the FFO files, or glued to the board (Edax's 65-character form).
+        let (board_text, rest_start) = match fields.clone().next() {
+            Some(side) if side.len() == 1 && board.len() != 65 && board.len() != 37 && board.len() != 17 => {
+                fields.next();
+                (format!("{board} {side}"), ())
+            }
+            _ => (board.to_string(), ()),
+        };
+        let _ = rest_start;
+        Some((|| {
+            let (position, size) = Position::parse_board(&board_text)?;
+            let best_moves = fields
+                .next()
+                .map(|m| m.split(',').map(str::parse::<Move>).collect::<Result<Vec<_>, _>>())
+                .transpose()?;
+            let score = fields.next().and_then(|s| s.trim_start_matches('+').parse().ok());
+            let id = fields.next().map(str::to_string);
+            Ok(Problem { position, size, best_moves, score, id })
+        })())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Game;
+    use rand::{Rng, SeedableRng};
+
+    /// Plain minimax through the `Rules` API: no pruning, no table, no kernel-specific code.
+    fn minimax(rules: &Rules, pos: &Position) -> i32 {
+        match rules.status(pos) {
+            Status::Over => rules.outcome(pos).margin_for(pos.side),
+            Status::MustPass => -minimax(rules, &pos.pass()),
+            Status::Moves(m) => m.map(|sq| -minimax(rules, &rules.play_legal(pos, sq))).max().unwrap(),
+        }
+    }
+
+    /// A position from a random game with `empties` empty squares left (or fewer, if the game ends first).
+    fn random_position(rules: &Rules, empties: u32, rng: &mut impl Rng) -> Position {
+        let mut game = Game::new(*rules);
+        let total = rules.mask().count_ones();
+        while !game.is_over() && total - game.position().occupied().count() > empties {
+            let mv = match game.status() {
+                Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).unwrap()),
+                _ => Move::Pass,
+            };
+            game.push(mv).unwrap();
+        }
+        *game.position()
+    }
+
+    #[test]
+    fn the_solver_agrees_with_plain_minimax_on_random_positions() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(13);
+        let variants = [
+            Rules::othello(),
+            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::othello() },
+            Rules::reverse(),
+            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::reverse() },
+            Rules { passing: false, ..Rules::othello() },
+            Rules::othello().with_size(6).unwrap(),
+        ];
+        let mut solvers: Vec<Solver> = KernelKind::available().into_iter().map(Solver::with_kernel).collect();
+        let mut checked = 0;
+        for i in 0..3000 {
+            let rules = variants[i % variants.len()];
+            let empties = if i % 20 == 0 { rng.random_range(9..=10) } else { rng.random_range(1..=8) };
+            let pos = random_position(&rules, empties, &mut rng);
+            // The value of every legal move (a forced pass is the only move when there is no other).
+            let children: Vec<(Move, i32)> = match rules.status(&pos) {
+                Status::Over => vec![],
+                Status::MustPass => vec![(Move::Pass, -minimax(&rules, &pos.pass()))],
+                Status::Moves(m) => m.map(|sq| (Move::Play(sq), -minimax(&rules, &rules.play_legal(&pos, sq)))).collect(),
+            };
+            let want = children.iter().map(|c| c.1).max().unwrap_or_else(|| minimax(&rules, &pos));
+            let mut best: Vec<Move> = children.iter().filter(|c| c.1 == want).map(|c| c.0).collect();
+            best.sort_by_key(|m| m.to_string());
+            for solver in &mut solvers {
+                let got = solver.solve(&rules, &pos, Mode::Exact, Limits::default()).unwrap();
+                assert_eq!(got.score, want, "{rules} {pos}");
+                let mut got_best = got.best_moves.clone();
+                got_best.sort_by_key(|m| m.to_string());
+                assert_eq!(got_best, best, "best moves of {pos}");
+                let wdl = solver.solve(&rules, &pos, Mode::WinDrawLoss, Limits::default()).unwrap();
+                assert_eq!(wdl.score, want.signum());
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 3000);
+    }
+
+    #[test]
+    fn all_moves_mode_scores_every_move_exactly() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(14);
+        let rules = Rules::othello();
+        let mut solver = Solver::new();
+        for _ in 0..100 {
+            let pos = random_position(&rules, 9, &mut rng);
+            let got = solver.solve(&rules, &pos, Mode::AllMoves, Limits::default()).unwrap();
+            for (mv, score) in &got.move_scores {
+                let child = rules.play(&pos, *mv).unwrap();
+                assert_eq!(*score, -minimax(&rules, &child));
+            }
+            let exact = solver.solve(&rules, &pos, Mode::Exact, Limits::default()).unwrap();
+            assert_eq!(exact.score, got.score);
+            let mut a = exact.best_moves.clone();
+            let mut b = got.best_moves.clone();
+            a.sort_by_key(|m| m.to_string());
+            b.sort_by_key(|m| m.to_string());
+            assert_eq!(a, b);
+        }
+    }
+
+    /// 4x4 Othello from the start, solved, agrees with brute force over the whole game tree.
+    #[test]
+    fn four_by_four_othello_is_solved_from_the_start() {
+        let rules = Rules::othello().with_size(4).unwrap();
+        let start = rules.start_position();
+        let want = minimax(&rules, &start);
+        let got = solve(&rules, &start).unwrap();
+        assert_eq!(got.score, want);
+        // Perfect play on 4x4 is a white win (black, to move, loses).
+        assert!(got.score < 0, "{}", got.score);
+    }
+
+    #[test]
+    #[ignore = "slow: solves 6x6 Othello from the start (minutes)"]
+    fn six_by_six_othello_is_a_16_20_white_win() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let got = solve(&rules, &rules.start_position()).unwrap();
+        assert_eq!(got.score, 16 - 20);
+    }
+
+    #[test]
+    fn limits_give_an_honest_not_solved() {
+        let rules = Rules::othello();
+        let pos = random_position(&rules, 36, &mut rand_pcg::Pcg64Mcg::seed_from_u64(15));
+        let limits = Limits { nodes: Some(100_000), time: None };
+        let err = Solver::new().solve(&rules, &pos, Mode::Exact, limits).unwrap_err();
+        assert!(matches!(err, SolveError::Limit { empties: 36, .. }), "{err}");
+        let limits = Limits { nodes: None, time: Some(Duration::from_millis(50)) };
+        assert!(Solver::new().solve(&rules, &pos, Mode::Exact, limits).is_err());
+    }
+
+    #[test]
+    fn problem_lines_parse() {
+        let line = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X a2 +38 ffo40 20";
+        let p = Problem::parse(line).unwrap().unwrap();
+        assert_eq!(p.score, Some(38));
+        assert_eq!(p.best_moves, Some(vec![Move::Play("a2".parse().unwrap())]));
+        assert_eq!(p.id.as_deref(), Some("ffo40"));
+        assert!(Problem::parse("# comment").is_none());
+        assert!(Problem::parse("OX X").unwrap().is_err());
+    }
+}

@@ -1,0 +1,101 @@
+//! The exact-solver oracle: on positions with E empties taken from real games, how often an agent's move is
+//! optimal and how many discs it gives away on average.
+
+use othello_core::solve::{Limits, Mode, SolveError, Solver};
+use othello_core::wthor::WthorGame;
+use othello_core::{Game, Rules, Status};
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use crate::agent::{Agent, AgentError};
+
+/// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
+/// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
+pub fn oracle_positions(games: &[WthorGame], empties: u32, count: usize, seed: u64) -> Vec<Game> {
+    let mut found: Vec<Game> = games
+        .iter()
+        .filter_map(|g| {
+            let full = g.replay().ok()?;
+            let at = full.positions().iter().position(|p| 64 - p.occupied().count() == empties)?;
+            let mut game = Game::new(Rules::othello());
+            game.play_all(&full.moves()[..at]).ok()?;
+            matches!(game.status(), Status::Moves(m) if m.count() > 1).then_some(game)
+        })
+        .collect();
+    found.shuffle(&mut rand_pcg::Pcg64Mcg::seed_from_u64(seed));
+    found.truncate(count);
+    found
+}
+
+/// An agent's record against the oracle.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct OracleReport {
+    pub positions: usize,
+    /// Positions where the agent's move reaches the exact best score.
+    pub optimal: usize,
+    /// Discs lost against perfect play, summed.
+    pub total_loss: i64,
+}
+
+impl OracleReport {
+    pub fn optimal_rate(&self) -> f64 {
+        self.optimal as f64 / self.positions.max(1) as f64
+    }
+    pub fn mean_loss(&self) -> f64 {
+        self.total_loss as f64 / self.positions.max(1) as f64
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum OracleError {
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error(transparent)]
+    Solve(#[from] SolveError),
+}
+
+/// Scores `agent`'s move in each game's current position against the exact value of every move.
+pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solver: &mut Solver) -> Result<OracleReport, OracleError> {
+    let mut report = OracleReport { positions: 0, optimal: 0, total_loss: 0 };
+    for game in games {
+        let solution = solver.solve(&game.rules, game.position(), Mode::AllMoves, Limits::default())?;
+        let chosen = agent.select_move(game)?;
+        let value = solution.move_scores.iter().find(|(m, _)| *m == chosen).map(|(_, v)| *v).ok_or_else(|| {
+            OracleError::Agent(AgentError::Failed {
+                agent: agent.name(),
+                message: format!("chose {chosen}, not a legal move of {}", game.position()),
+            })
+        })?;
+        report.positions += 1;
+        report.optimal += (value == solution.score) as usize;
+        report.total_loss += (solution.score - value) as i64;
+    }
+    Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::{EndgameAgent, GreedyAgent, RandomAgent};
+    use othello_core::wthor::WthorFile;
+
+    fn wthor_games() -> Vec<WthorGame> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/wthor/WTH_2015.wtb");
+        WthorFile::parse(&std::fs::read(path).unwrap()).unwrap().games
+    }
+
+    #[test]
+    fn the_oracle_separates_perfect_greedy_and_random_play() {
+        let positions = oracle_positions(&wthor_games(), 12, 150, 1);
+        assert_eq!(positions.len(), 150);
+        assert!(positions.iter().all(|g| 64 - g.position().occupied().count() == 12));
+        let mut solver = Solver::new();
+        let perfect = evaluate(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &mut solver).unwrap();
+        assert_eq!((perfect.optimal, perfect.total_loss), (150, 0), "the solver's own moves are optimal");
+        let random = evaluate(&mut RandomAgent::new(2), &positions, &mut solver).unwrap();
+        let greedy = evaluate(&mut GreedyAgent::new(3), &positions, &mut solver).unwrap();
+        // Every position offers at least two moves; random play misses the best one often and loses discs.
+        assert!(random.optimal_rate() < 0.8 && random.mean_loss() > 2.0, "{random:?}");
+        assert!(greedy.optimal < 150, "{greedy:?}");
+    }
+}
