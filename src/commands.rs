@@ -6,8 +6,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use othello_core::ggf::parse_ggf;
 use othello_core::perft::perft_with;
-use othello_core::wthor::WthorFile;
 use othello_core::solve::{Limits, Mode, Problem, Solution, Solver};
+use othello_core::wthor::WthorFile;
 use othello_core::{Convention, Game, KernelKind, Move, Position, Rules, Status};
 
 pub fn perft(depth: u32, convention: Convention, rules: &Rules, kernel: Option<KernelKind>) -> Result<()> {

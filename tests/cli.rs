@@ -31,13 +31,8 @@ fn shared(path: &str) -> std::path::PathBuf {
 #[test]
 fn perft_prints_the_published_counts_in_each_convention() {
     let table = std::fs::read_to_string(shared("reference/perft.txt")).unwrap();
-    let row: Vec<u64> = table
-        .lines()
-        .find(|l| l.starts_with("9 "))
-        .unwrap()
-        .split_whitespace()
-        .map(|f| f.parse().unwrap())
-        .collect();
+    let row: Vec<u64> =
+        table.lines().find(|l| l.starts_with("9 ")).unwrap().split_whitespace().map(|f| f.parse().unwrap()).collect();
     for (convention, want) in [("edges", row[1]), ("leaves", row[2]), ("no-pass", row[3])] {
         let o = run(&["perft", "9", "--convention", convention], "");
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));

@@ -143,7 +143,8 @@ impl Solver {
         self.salt = hash_discs(self.mask, variant);
 
         let (p, o) = (pos.player.0, pos.opponent.0);
-        let mut solution = Solution { score: 0, best_moves: vec![], move_scores: vec![], nodes: 0, elapsed: Duration::ZERO };
+        let mut solution =
+            Solution { score: 0, best_moves: vec![], move_scores: vec![], nodes: 0, elapsed: Duration::ZERO };
         match rules.status(pos) {
             Status::Over => {
                 let score = self.final_score(p, o);
@@ -291,7 +292,8 @@ impl Solver {
 }
 
 const CHECK_EVERY: u64 = 1 << 16;
-const QUADRANTS: [u64; 4] = [0x0000_0000_0f0f_0f0f, 0x0000_0000_f0f0_f0f0, 0x0f0f_0f0f_0000_0000, 0xf0f0_f0f0_0000_0000];
+const QUADRANTS: [u64; 4] =
+    [0x0000_0000_0f0f_0f0f, 0x0000_0000_f0f0_f0f0, 0x0f0f_0f0f_0000_0000, 0xf0f0_f0f0_0000_0000];
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 
 /// Ordering value of each square (corners best, X-squares worst), as in Edax.
@@ -324,8 +326,14 @@ fn corner_stability(d: u64) -> u32 {
 fn potential_mobility(d: u64, empties: u64) -> u32 {
     const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
     const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let around = (d << 1 & NOT_A) | (d >> 1 & NOT_H) | d << 8 | d >> 8 | (d << 9 & NOT_A) | (d >> 9 & NOT_H)
-        | (d << 7 & NOT_H) | (d >> 7 & NOT_A);
+    let around = (d << 1 & NOT_A)
+        | (d >> 1 & NOT_H)
+        | d << 8
+        | d >> 8
+        | (d << 9 & NOT_A)
+        | (d >> 9 & NOT_H)
+        | (d << 7 & NOT_H)
+        | (d >> 7 & NOT_A);
     (around & empties).count_ones()
 }
 
@@ -535,7 +543,11 @@ search_with_kernel!(portable, crate::kernel::portable::Portable);
 #[cfg(target_arch = "x86_64")]
 search_with_kernel!(avx2, crate::kernel::x86::Avx2, "avx2,bmi1,bmi2,popcnt,lzcnt");
 #[cfg(target_arch = "x86_64")]
-search_with_kernel!(avx512, crate::kernel::x86::Avx512, "avx512f,avx512cd,avx512vl,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt");
+search_with_kernel!(
+    avx512,
+    crate::kernel::x86::Avx512,
+    "avx512f,avx512cd,avx512vl,avx512bw,avx2,bmi1,bmi2,popcnt,lzcnt"
+);
 
 /// Solves one position with a fresh solver and no limits.
 pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
@@ -634,7 +646,9 @@ mod tests {
             let children: Vec<(Move, i32)> = match rules.status(&pos) {
                 Status::Over => vec![],
                 Status::MustPass => vec![(Move::Pass, -minimax(&rules, &pos.pass()))],
-                Status::Moves(m) => m.map(|sq| (Move::Play(sq), -minimax(&rules, &rules.play_legal(&pos, sq)))).collect(),
+                Status::Moves(m) => {
+                    m.map(|sq| (Move::Play(sq), -minimax(&rules, &rules.play_legal(&pos, sq)))).collect()
+                }
             };
             let want = children.iter().map(|c| c.1).max().unwrap_or_else(|| minimax(&rules, &pos));
             let mut best: Vec<Move> = children.iter().filter(|c| c.1 == want).map(|c| c.0).collect();

@@ -122,7 +122,13 @@ pub struct EndgameAgent<A> {
 
 impl<A: Agent> EndgameAgent<A> {
     pub fn new(inner: A, empties: u32, seed: u64) -> EndgameAgent<A> {
-        EndgameAgent { inner, empties, solver: Solver::new(), limits: Limits::default(), rng: Pcg64Mcg::seed_from_u64(seed) }
+        EndgameAgent {
+            inner,
+            empties,
+            solver: Solver::new(),
+            limits: Limits::default(),
+            rng: Pcg64Mcg::seed_from_u64(seed),
+        }
     }
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
@@ -184,11 +190,8 @@ mod tests {
         for i in 0..games {
             let mut perfect = EndgameAgent::new(RandomAgent::new(i), 14, i);
             let mut plain = RandomAgent::new(1000 + i);
-            let margin = if i % 2 == 0 {
-                play(rules, &mut perfect, &mut plain)
-            } else {
-                -play(rules, &mut plain, &mut perfect)
-            };
+            let margin =
+                if i % 2 == 0 { play(rules, &mut perfect, &mut plain) } else { -play(rules, &mut plain, &mut perfect) };
             wins += (margin > 0) as u32;
             losses += (margin < 0) as u32;
         }

@@ -1,0 +1,83 @@
+//! What MCTS asks of a position: a prior over the moves and a value.
+
+use othello_core::playout::below;
+use othello_core::{Move, Position, Rules, Status};
+use rand_pcg::Pcg64Mcg;
+
+/// 64 squares and the pass.
+pub const POLICY_SIZE: usize = 65;
+
+/// Index of a move in a policy vector: the square's bit index, 64 for the pass.
+pub fn policy_index(mv: Move) -> usize {
+    match mv {
+        Move::Play(sq) => sq.index(),
+        Move::Pass => 64,
+    }
+}
+
+/// The evaluation of one position, from its side to move's point of view.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Evaluation {
+    /// Non-negative weights over the moves (only the legal ones are read; the tree normalises them).
+    pub policy: [f32; POLICY_SIZE],
+    /// Expected result in [-1, 1]: 1 a win, -1 a loss.
+    pub value: f32,
+}
+
+impl Default for Evaluation {
+    fn default() -> Evaluation {
+        Evaluation { policy: [1.0; POLICY_SIZE], value: 0.0 }
+    }
+}
+
+/// Evaluates a batch of positions at once (one network call for the leaves of many trees).
+pub trait Evaluator {
+    fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>);
+}
+
+/// A uniform prior and a value of 0: MCTS then relies on exact terminal values alone.
+pub struct UniformEvaluator;
+
+impl Evaluator for UniformEvaluator {
+    fn evaluate(&mut self, _rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
+        out.clear();
+        out.resize(positions.len(), Evaluation::default());
+    }
+}
+
+/// A uniform prior and the mean result of `rollouts` uniformly random games (seeded).
+pub struct RolloutEvaluator {
+    rng: Pcg64Mcg,
+    rollouts: u32,
+}
+
+impl RolloutEvaluator {
+    pub fn new(seed: u64, rollouts: u32) -> RolloutEvaluator {
+        RolloutEvaluator { rng: othello_core::playout::game_rng(seed, 0), rollouts: rollouts.max(1) }
+    }
+
+    /// One random game from `pos` to the end: 1, 0 or -1 for `pos`'s side to move.
+    fn rollout(&mut self, rules: &Rules, pos: &Position) -> f32 {
+        let mut p = *pos;
+        loop {
+            match rules.status(&p) {
+                Status::Over => return rules.outcome(&p).margin_for(pos.side).signum() as f32,
+                Status::MustPass => p = p.pass(),
+                Status::Moves(m) => {
+                    let sq = m.nth(below(&mut self.rng, m.count())).expect("n < count");
+                    p = rules.play_legal(&p, sq);
+                }
+            }
+        }
+    }
+}
+
+impl Evaluator for RolloutEvaluator {
+    fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
+        out.clear();
+        for pos in positions {
+            let total: f32 = (0..self.rollouts).map(|_| self.rollout(rules, pos)).sum();
+            out.push(Evaluation { value: total / self.rollouts as f32, ..Evaluation::default() });
+        }
+    }
+}

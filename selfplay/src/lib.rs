@@ -1,0 +1,8 @@
+//! Self-play: Monte-Carlo tree search with pluggable evaluators (random rollouts, uniform; the network arrives
+//! with issue #4), and the games it plays.
+
+pub mod evaluator;
+pub mod mcts;
+
+pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, POLICY_SIZE};
+pub use mcts::{MctsConfig, Select, Tree};

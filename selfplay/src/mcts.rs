@@ -1,0 +1,531 @@
+//! PUCT Monte-Carlo tree search (AlphaZero), one tree per game.
+//!
+//! The search is driven leaf by leaf so that a worker can gather the leaves of many trees into one evaluator
+//! call: [`Tree::select`] walks down with virtual loss and returns a leaf to evaluate (or resolves a terminal
+//! position by itself), and [`Tree::expand`] adds the evaluated leaf's children and backs its value up.
+//! [`Tree::search`] runs that loop for one tree.
+
+use othello_core::{Move, Position, Rules, Status};
+use rand::Rng;
+use rand_distr::{Distribution, Gamma};
+use rand_pcg::Pcg64Mcg;
+
+use crate::evaluator::{policy_index, Evaluation, Evaluator, POLICY_SIZE};
+
+/// Search settings; every default is the value self-play uses unless the run's config says otherwise.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MctsConfig {
+    /// Exploration constant of the PUCT term `c * P * sqrt(N) / (1 + n)`. Default 1.5.
+    pub c_puct: f32,
+    /// First-play urgency: an unvisited child is valued at the parent's value minus this times the square root
+    /// of the prior mass already visited (KataGo's reduction). Default 0.2; 0 at a noised root.
+    pub fpu_reduction: f32,
+    /// Dirichlet noise at the root (self-play only). Default true.
+    pub root_noise: bool,
+    /// Total concentration of the root noise: alpha = this / number of legal moves. Default 10.
+    pub dirichlet_total: f32,
+    /// Share of the noise in the root priors. Default 0.25.
+    pub dirichlet_epsilon: f32,
+}
+
+impl Default for MctsConfig {
+    fn default() -> MctsConfig {
+        MctsConfig { c_puct: 1.5, fpu_reduction: 0.2, root_noise: true, dirichlet_total: 10.0, dirichlet_epsilon: 0.25 }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum State {
+    /// Not evaluated yet.
+    Leaf,
+    /// Selected, waiting for its evaluation.
+    Pending,
+    Expanded,
+    /// The game is over here: the exact value for this node's side to move.
+    Terminal(f32),
+}
+
+#[derive(Clone, Debug)]
+struct Node {
+    pos: Position,
+    mv: Move,
+    prior: f32,
+    visits: u32,
+    /// Sum of backed-up values from the point of view of the player who made `mv` (the parent's side to move).
+    value_sum: f32,
+    virtual_visits: u32,
+    first_child: u32,
+    children: u32,
+    state: State,
+}
+
+impl Node {
+    fn new(pos: Position, mv: Move, prior: f32) -> Node {
+        Node {
+            pos,
+            mv,
+            prior,
+            visits: 0,
+            value_sum: 0.0,
+            virtual_visits: 0,
+            first_child: 0,
+            children: 0,
+            state: State::Leaf,
+        }
+    }
+}
+
+/// What [`Tree::select`] found.
+#[derive(Debug)]
+pub enum Select {
+    /// A leaf to evaluate; hand its position to the evaluator and the result to [`Tree::expand`].
+    Evaluate(Leaf),
+    /// The walk ended in a finished game, already backed up: no evaluation needed.
+    Terminal,
+    /// The walk ran into a leaf already waiting for its evaluation: evaluate what was gathered first.
+    Collision,
+}
+
+/// A selected leaf: the path from the root, ending at the leaf.
+#[derive(Debug)]
+pub struct Leaf {
+    path: Vec<u32>,
+}
+
+impl Leaf {
+    fn node(&self) -> u32 {
+        *self.path.last().expect("a path holds the root")
+    }
+}
+
+/// The search tree of one game.
+pub struct Tree {
+    rules: Rules,
+    pub config: MctsConfig,
+    nodes: Vec<Node>,
+    rng: Pcg64Mcg,
+}
+
+const ROOT: u32 = 0;
+
+impl Tree {
+    pub fn new(rules: Rules, pos: Position, config: MctsConfig, rng: Pcg64Mcg) -> Tree {
+        Tree { rules, config, nodes: vec![Node::new(pos, Move::Pass, 1.0)], rng }
+    }
+
+    pub fn position(&self) -> &Position {
+        &self.nodes[ROOT as usize].pos
+    }
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+    /// Evaluations backed up through the root.
+    pub fn root_visits(&self) -> u32 {
+        self.nodes[ROOT as usize].visits
+    }
+    /// The root's value for its side to move, in [-1, 1].
+    pub fn root_value(&self) -> f32 {
+        let root = &self.nodes[ROOT as usize];
+        if root.visits == 0 {
+            0.0
+        } else {
+            -root.value_sum / root.visits as f32
+        }
+    }
+    /// Number of nodes (memory use).
+    pub fn size(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Walks from the root to a leaf by PUCT, adding a virtual loss on the way.
+    pub fn select(&mut self) -> Select {
+        let mut path = vec![ROOT];
+        let mut id = ROOT;
+        loop {
+            match self.nodes[id as usize].state {
+                State::Expanded => {
+                    id = self.best_child(id);
+                    path.push(id);
+                }
+                State::Terminal(v) => {
+                    self.backup(&path, v, false);
+                    return Select::Terminal;
+                }
+                State::Pending => return Select::Collision,
+                State::Leaf => {
+                    let node = &mut self.nodes[id as usize];
+                    if self.rules.status(&node.pos) == Status::Over {
+                        let v = self.rules.outcome(&node.pos).margin_for(node.pos.side).signum() as f32;
+                        node.state = State::Terminal(v);
+                        self.backup(&path, v, false);
+                        return Select::Terminal;
+                    }
+                    node.state = State::Pending;
+                    for &n in &path {
+                        self.nodes[n as usize].virtual_visits += 1;
+                    }
+                    return Select::Evaluate(Leaf { path });
+                }
+            }
+        }
+    }
+
+    /// The position of a selected leaf.
+    pub fn leaf_position(&self, leaf: &Leaf) -> Position {
+        self.nodes[leaf.node() as usize].pos
+    }
+
+    /// Adds the leaf's children with the evaluation's priors and backs its value up the path.
+    pub fn expand(&mut self, leaf: Leaf, eval: &Evaluation) {
+        let id = leaf.node();
+        let pos = self.nodes[id as usize].pos;
+        let first = self.nodes.len() as u32;
+        match self.rules.status(&pos) {
+            Status::Moves(moves) => {
+                let total: f32 = moves.map(|sq| eval.policy[sq.index()].max(0.0)).sum();
+                let n = moves.count() as f32;
+                for sq in moves {
+                    let p = eval.policy[sq.index()].max(0.0);
+                    let prior = if total > 0.0 && total.is_finite() { p / total } else { 1.0 / n };
+                    self.nodes.push(Node::new(self.rules.play_legal(&pos, sq), Move::Play(sq), prior));
+                }
+            }
+            Status::MustPass => self.nodes.push(Node::new(pos.pass(), Move::Pass, 1.0)),
+            Status::Over => unreachable!("finished positions are resolved in select"),
+        }
+        let count = self.nodes.len() as u32 - first;
+        let node = &mut self.nodes[id as usize];
+        node.first_child = first;
+        node.children = count;
+        node.state = State::Expanded;
+        if id == ROOT && self.config.root_noise {
+            self.add_root_noise();
+        }
+        let value = if eval.value.is_finite() { eval.value.clamp(-1.0, 1.0) } else { 0.0 };
+        self.backup(&leaf.path, value, true);
+    }
+
+    /// `value` is for the leaf's side to move; each node stores it for the player who moved into it.
+    fn backup(&mut self, path: &[u32], value: f32, virtual_loss: bool) {
+        let mut v = -value;
+        for &id in path.iter().rev() {
+            let node = &mut self.nodes[id as usize];
+            node.visits += 1;
+            node.value_sum += v;
+            if virtual_loss {
+                node.virtual_visits -= 1;
+            }
+            v = -v;
+        }
+    }
+
+    fn best_child(&self, id: u32) -> u32 {
+        let parent = &self.nodes[id as usize];
+        let parent_visits = parent.visits + parent.virtual_visits;
+        let sqrt_n = (parent_visits.max(1) as f32).sqrt();
+        let children = parent.first_child..parent.first_child + parent.children;
+        let parent_q = if parent.visits > 0 { -parent.value_sum / parent.visits as f32 } else { 0.0 };
+        let visited_prior: f32 =
+            children.clone().map(|c| &self.nodes[c as usize]).filter(|c| c.visits > 0).map(|c| c.prior).sum();
+        let reduction = if id == ROOT && self.config.root_noise { 0.0 } else { self.config.fpu_reduction };
+        let fpu = parent_q - reduction * visited_prior.sqrt();
+        let mut best = (f32::NEG_INFINITY, children.start);
+        for c in children {
+            let child = &self.nodes[c as usize];
+            let n = child.visits + child.virtual_visits;
+            // A virtual visit counts as a loss for the player choosing this child.
+            let q = if n > 0 { (child.value_sum - child.virtual_visits as f32) / n as f32 } else { fpu };
+            let u = self.config.c_puct * child.prior * sqrt_n / (1 + n) as f32;
+            if q + u > best.0 {
+                best = (q + u, c);
+            }
+        }
+        best.1
+    }
+
+    fn add_root_noise(&mut self) {
+        let root = &self.nodes[ROOT as usize];
+        let n = root.children as usize;
+        if n < 2 {
+            return;
+        }
+        let alpha = (self.config.dirichlet_total / n as f32) as f64;
+        let Ok(gamma) = Gamma::new(alpha, 1.0) else { return };
+        let noise: Vec<f64> = (0..n).map(|_| gamma.sample(&mut self.rng)).collect();
+        let sum: f64 = noise.iter().sum();
+        if sum <= 0.0 || !sum.is_finite() {
+            return;
+        }
+        let eps = self.config.dirichlet_epsilon;
+        let first = root.first_child as usize;
+        for (i, x) in noise.into_iter().enumerate() {
+            let child = &mut self.nodes[first + i];
+            child.prior = (1.0 - eps) * child.prior + eps * (x / sum) as f32;
+        }
+    }
+
+    /// Runs `simulations` more evaluations, `batch` leaves per evaluator call.
+    pub fn search(&mut self, evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
+        let target = self.root_visits() + simulations;
+        let mut leaves = Vec::with_capacity(batch);
+        let mut positions = Vec::with_capacity(batch);
+        let mut evals = Vec::with_capacity(batch);
+        while self.root_visits() < target {
+            let wanted = (target - self.root_visits()) as usize;
+            while leaves.len() < batch.min(wanted) {
+                match self.select() {
+                    Select::Evaluate(leaf) => {
+                        positions.push(self.leaf_position(&leaf));
+                        leaves.push(leaf);
+                    }
+                    Select::Terminal => {
+                        if self.root_visits() >= target {
+                            break;
+                        }
+                    }
+                    Select::Collision => break,
+                }
+            }
+            if leaves.is_empty() {
+                continue;
+            }
+            evaluator.evaluate(&self.rules, &positions, &mut evals);
+            for (leaf, eval) in leaves.drain(..).zip(&evals) {
+                self.expand(leaf, eval);
+            }
+            positions.clear();
+        }
+    }
+
+    /// Visits of each root move.
+    pub fn visits(&self) -> Vec<(Move, u32)> {
+        self.children(ROOT).map(|c| (c.mv, c.visits)).collect()
+    }
+
+    fn children(&self, id: u32) -> impl Iterator<Item = &Node> {
+        let n = &self.nodes[id as usize];
+        self.nodes[n.first_child as usize..(n.first_child + n.children) as usize].iter()
+    }
+
+    /// The visit distribution over the root moves: the policy target.
+    pub fn policy_target(&self) -> [f32; POLICY_SIZE] {
+        let mut target = [0.0; POLICY_SIZE];
+        let total: u32 = self.children(ROOT).map(|c| c.visits).sum();
+        for c in self.children(ROOT) {
+            target[policy_index(c.mv)] = c.visits as f32 / total.max(1) as f32;
+        }
+        target
+    }
+
+    /// The move to play: sampled in proportion to visits^(1/temperature), or the most visited when the
+    /// temperature is 0 (ties to the higher prior). `None` at a finished game or an unsearched root.
+    pub fn choose_move(&mut self, temperature: f32) -> Option<Move> {
+        let children: Vec<(Move, u32, f32)> = self.children(ROOT).map(|c| (c.mv, c.visits, c.prior)).collect();
+        if children.is_empty() {
+            return None;
+        }
+        if temperature <= 1e-3 {
+            return children.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2))).map(|c| c.0);
+        }
+        let weights: Vec<f64> = children.iter().map(|c| (c.1 as f64).powf(1.0 / temperature as f64)).collect();
+        let total: f64 = weights.iter().sum();
+        if total <= 0.0 {
+            return Some(children[self.rng.random_range(0..children.len())].0);
+        }
+        let mut x = self.rng.random::<f64>() * total;
+        for (c, w) in children.iter().zip(&weights) {
+            if x < *w {
+                return Some(c.0);
+            }
+            x -= w;
+        }
+        children.last().map(|c| c.0)
+    }
+
+    /// Plays `mv` at the root and keeps its subtree (tree reuse); a move never searched starts a fresh tree.
+    pub fn advance(&mut self, mv: Move) {
+        let child =
+            self.children(ROOT).position(|c| c.mv == mv).map(|i| self.nodes[ROOT as usize].first_child + i as u32);
+        let Some(child) = child else {
+            let next = self.rules.play(self.position(), mv).expect("advance takes a legal move");
+            self.nodes = vec![Node::new(next, Move::Pass, 1.0)];
+            return;
+        };
+        // Copy the subtree breadth-first so that every node's children stay contiguous.
+        let mut kept = vec![self.nodes[child as usize].clone()];
+        let mut i = 0;
+        while i < kept.len() {
+            let (first, n) = (kept[i].first_child, kept[i].children);
+            if n > 0 {
+                kept[i].first_child = kept.len() as u32;
+                for c in first..first + n {
+                    kept.push(self.nodes[c as usize].clone());
+                }
+            }
+            i += 1;
+        }
+        self.nodes = kept;
+        if self.config.root_noise && self.nodes[ROOT as usize].state == State::Expanded {
+            self.add_root_noise();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{RolloutEvaluator, UniformEvaluator};
+    use othello_core::solve::{Limits, Mode, Solver};
+    use othello_core::{Color, Game};
+    use rand::SeedableRng;
+
+    fn quiet() -> MctsConfig {
+        MctsConfig { root_noise: false, ..MctsConfig::default() }
+    }
+
+    fn rng(seed: u64) -> Pcg64Mcg {
+        Pcg64Mcg::seed_from_u64(seed)
+    }
+
+    /// Positions from random games with `empties` empties where exactly one move wins and no other does.
+    fn single_winning_moves(count: usize, empties: u32) -> Vec<(Position, Move)> {
+        let rules = Rules::othello();
+        let mut solver = Solver::new();
+        let mut r = rng(21);
+        let mut found = Vec::new();
+        while found.len() < count {
+            let mut game = Game::new(rules);
+            while !game.is_over() && 64 - game.position().occupied().count() > empties {
+                let mv = match game.status() {
+                    Status::Moves(m) => Move::Play(m.nth(r.random_range(0..m.count())).unwrap()),
+                    _ => Move::Pass,
+                };
+                game.push(mv).unwrap();
+            }
+            if !matches!(game.status(), Status::Moves(m) if m.count() >= 2) {
+                continue;
+            }
+            let s = solver.solve(&rules, game.position(), Mode::AllMoves, Limits::default()).unwrap();
+            let winners: Vec<Move> = s.move_scores.iter().filter(|m| m.1 > 0).map(|m| m.0).collect();
+            if winners.len() == 1 {
+                found.push((*game.position(), winners[0]));
+            }
+        }
+        found
+    }
+
+    #[test]
+    fn rollout_mcts_picks_the_only_winning_move() {
+        let cases = single_winning_moves(20, 7);
+        let mut right = 0;
+        for (i, (pos, winner)) in cases.iter().enumerate() {
+            let mut tree = Tree::new(Rules::othello(), *pos, quiet(), rng(i as u64));
+            tree.search(&mut RolloutEvaluator::new(i as u64, 4), 1000, 8);
+            right += (tree.choose_move(0.0) == Some(*winner)) as usize;
+        }
+        assert!(right >= 19, "{right} of 20 winning moves found");
+    }
+
+    /// Plays one game on 6x6 between a search of `a_sims` (black when `a_black`) and one of `b_sims`.
+    fn match_game(a_sims: u32, b_sims: u32, a_black: bool, seed: u64) -> i32 {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let mut game = Game::new(rules);
+        let mut trees = [
+            Tree::new(rules, *game.position(), quiet(), rng(seed)),
+            Tree::new(rules, *game.position(), quiet(), rng(seed + 1)),
+        ];
+        let mut evals = [RolloutEvaluator::new(seed, 2), RolloutEvaluator::new(seed + 1, 2)];
+        while !game.is_over() {
+            let black_to_move = game.position().side == Color::Black;
+            let i = if black_to_move == a_black { 0 } else { 1 };
+            let sims = if i == 0 { a_sims } else { b_sims };
+            trees[i].search(&mut evals[i], sims, 4);
+            // Sampled opening moves make the games differ.
+            let temperature = if game.moves().len() < 4 { 1.0 } else { 0.0 };
+            let mv = trees[i].choose_move(temperature).unwrap();
+            game.push(mv).unwrap();
+            for t in &mut trees {
+                t.advance(mv);
+            }
+        }
+        let margin = game.outcome().margin_for(Color::Black);
+        if a_black {
+            margin
+        } else {
+            -margin
+        }
+    }
+
+    #[test]
+    fn more_simulations_beat_fewer() {
+        let (mut wins, mut losses) = (0, 0);
+        for g in 0..20 {
+            let m = match_game(300, 10, g % 2 == 0, 100 + g);
+            wins += (m > 0) as u32;
+            losses += (m < 0) as u32;
+        }
+        assert!(wins >= 14 && wins > 3 * losses, "{wins} wins, {losses} losses");
+    }
+
+    #[test]
+    fn targets_reuse_and_determinism() {
+        let rules = Rules::othello();
+        let run = || {
+            let mut tree = Tree::new(rules, rules.start_position(), MctsConfig::default(), rng(5));
+            tree.search(&mut RolloutEvaluator::new(5, 1), 200, 8);
+            tree
+        };
+        let (mut a, b) = (run(), run());
+        assert_eq!(a.visits(), b.visits(), "same seeds, same search");
+        let target = a.policy_target();
+        let sum: f32 = target.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-5);
+        let legal = rules.legal_moves(&rules.start_position());
+        for (i, &t) in target.iter().enumerate() {
+            assert!(t == 0.0 || (i < 64 && legal.0 >> i & 1 == 1), "mass on an illegal move {i}");
+        }
+        assert_eq!(a.root_visits(), 200);
+        // Tree reuse: the chosen child's statistics become the root's.
+        let mv = a.choose_move(0.0).unwrap();
+        let child_visits = a.visits().iter().find(|v| v.0 == mv).unwrap().1;
+        a.advance(mv);
+        assert_eq!(a.root_visits(), child_visits);
+        assert_eq!(*a.position(), rules.play(&rules.start_position(), mv).unwrap());
+        a.search(&mut UniformEvaluator, 50, 8);
+        assert_eq!(a.root_visits(), child_visits + 50);
+    }
+
+    #[test]
+    fn a_batch_spreads_over_different_leaves() {
+        let rules = Rules::othello();
+        let mut tree = Tree::new(rules, rules.start_position(), quiet(), rng(6));
+        tree.search(&mut UniformEvaluator, 1, 1);
+        let mut leaves = Vec::new();
+        for _ in 0..4 {
+            match tree.select() {
+                Select::Evaluate(l) => leaves.push(l),
+                other => panic!("{other:?}"),
+            }
+        }
+        let mut nodes: Vec<u32> = leaves.iter().map(|l| l.node()).collect();
+        nodes.sort();
+        nodes.dedup();
+        assert_eq!(nodes.len(), 4, "virtual loss sends the four walks to the four moves");
+        assert!(matches!(tree.select(), Select::Collision));
+        for l in leaves {
+            tree.expand(l, &Evaluation::default());
+        }
+        assert_eq!(tree.root_visits(), 5);
+    }
+
+    /// Terminal positions carry their exact value: a finished game is a certain win for the side with more discs.
+    #[test]
+    fn terminal_values_are_exact() {
+        let rules = Rules::othello();
+        let g = Game::from_transcript(rules, "e6 f4 e3 d6 c5 f6 e7 f5").unwrap(); // g5 wins 13-0 at once
+        let mut tree = Tree::new(rules, *g.position(), quiet(), rng(7));
+        tree.search(&mut UniformEvaluator, 400, 4);
+        assert_eq!(tree.choose_move(0.0), Some(Move::Play("g5".parse().unwrap())));
+        assert!(tree.root_value() > 0.5, "{}", tree.root_value());
+    }
+}
