@@ -2,7 +2,9 @@
 //! with issue #4), and the games it plays.
 
 pub mod evaluator;
+pub mod game;
 pub mod mcts;
 
 pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, POLICY_SIZE};
+pub use game::{play_game, GameRecord, PositionRecord, SelfPlayConfig};
 pub use mcts::{MctsConfig, Select, Tree};
