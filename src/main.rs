@@ -2,6 +2,8 @@
 
 mod bench;
 mod commands;
+mod config;
+mod selfplay;
 
 use std::path::PathBuf;
 
@@ -90,6 +92,24 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Play self-play games into RUN/replay (resumes: games already there are not played again).
+    Selfplay {
+        /// The run directory.
+        #[arg(long)]
+        run: PathBuf,
+        /// Games for this worker in total.
+        #[arg(long, default_value_t = 64)]
+        games: u64,
+        /// Threads (one game each at a time).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        /// Worker id: give each process sharing a run directory its own.
+        #[arg(long, default_value_t = 0)]
+        worker: u32,
+        /// Config file (default: RUN/config.toml, else the embedded default).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Benchmarks: random games per second, perft leaves per second.
     Bench {
         #[command(subcommand)]
@@ -114,6 +134,9 @@ fn main() -> Result<()> {
         }
         Command::Oracle { agent, empties, positions, wthor, seed } => {
             commands::oracle(&agent, empties, positions, &wthor, seed)
+        }
+        Command::Selfplay { run, games, threads, worker, config } => {
+            selfplay::run(&run, games, threads, worker, config.as_deref())
         }
         Command::Bench { what } => bench::run(what),
     }

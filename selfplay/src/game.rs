@@ -8,8 +8,10 @@ use rand_pcg::Pcg64Mcg;
 use crate::evaluator::{policy_index, Evaluator, POLICY_SIZE};
 use crate::mcts::{MctsConfig, Tree};
 
-/// How self-play plays; every default documented here is what an unset config key means.
-#[derive(Clone, Debug, PartialEq)]
+/// How self-play plays (the `[selfplay]` section of a run config); every default documented here is what an
+/// unset key means.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct SelfPlayConfig {
     /// Evaluations per full search. Default 200.
     pub simulations: u32,
@@ -26,6 +28,13 @@ pub struct SelfPlayConfig {
     /// Positions with at most this many empties are solved exactly: the solver's best move is played and its
     /// best moves become the policy target. 0 (the default) turns it off until it is measured.
     pub solve_empties: u32,
+    /// What evaluates leaves until the network lands (issue #4): "uniform" or "rollouts". Default "uniform".
+    pub evaluator: String,
+    /// Random games per leaf for the "rollouts" evaluator. Default 4.
+    pub rollouts: u32,
+    /// Games per replay shard. Default 16.
+    pub games_per_shard: usize,
+    #[serde(skip)]
     pub mcts: MctsConfig,
 }
 
@@ -38,6 +47,9 @@ impl Default for SelfPlayConfig {
             cheap_simulations: 40,
             temperature_moves: 10,
             solve_empties: 0,
+            evaluator: "uniform".into(),
+            rollouts: 4,
+            games_per_shard: 16,
             mcts: MctsConfig::default(),
         }
     }

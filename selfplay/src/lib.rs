@@ -5,6 +5,7 @@ pub mod evaluator;
 pub mod game;
 pub mod mcts;
 pub mod shard;
+pub mod worker;
 
 pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, POLICY_SIZE};
 pub use game::{play_game, GameRecord, PositionRecord, SelfPlayConfig};

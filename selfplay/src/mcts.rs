@@ -13,7 +13,8 @@ use rand_pcg::Pcg64Mcg;
 use crate::evaluator::{policy_index, Evaluation, Evaluator, POLICY_SIZE};
 
 /// Search settings; every default is the value self-play uses unless the run's config says otherwise.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
 pub struct MctsConfig {
     /// Exploration constant of the PUCT term `c * P * sqrt(N) / (1 + n)`. Default 1.5.
     pub c_puct: f32,

@@ -1,0 +1,94 @@
+//! The run config: TOML, from `--config`, else `RUN/config.toml`, else the embedded `configs/default.toml`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use othello_core::Rules;
+use othello_selfplay::{MctsConfig, SelfPlayConfig};
+use serde::Deserialize;
+
+/// The embedded default config.
+pub const DEFAULT: &str = include_str!("../configs/default.toml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default = "default_rules")]
+    pub rules: String,
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    #[serde(default)]
+    pub mcts: MctsConfig,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_rules() -> String {
+    "othello".into()
+}
+
+impl RunConfig {
+    /// Parses config text; `origin` names it in errors (with the line and column of the fault).
+    pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
+        let mut config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
+        config.selfplay.mcts = config.mcts.clone();
+        config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
+        Ok(config)
+    }
+
+    pub fn rules(&self) -> Result<Rules> {
+        Ok(self.rules.parse::<Rules>()?)
+    }
+
+    /// The config of a run: `explicit` if given, else the run's own `config.toml`, else the default; a run
+    /// without a config.toml gets a copy of the one used, so that every stage of the run reads the same.
+    pub fn for_run(run: &Path, explicit: Option<&Path>) -> Result<RunConfig> {
+        let own = run.join("config.toml");
+        let (text, origin) = match explicit {
+            Some(p) => (
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+                p.display().to_string(),
+            ),
+            None if own.exists() => (
+                std::fs::read_to_string(&own).with_context(|| format!("reading {}", own.display()))?,
+                own.display().to_string(),
+            ),
+            None => (DEFAULT.to_string(), "(embedded default)".to_string()),
+        };
+        let config = RunConfig::parse(&text, &origin)?;
+        if !own.exists() {
+            std::fs::create_dir_all(run).with_context(|| format!("creating {}", run.display()))?;
+            let tmp = run.join(".config.toml.tmp");
+            std::fs::write(&tmp, &text)
+                .and_then(|_| std::fs::rename(&tmp, &own))
+                .with_context(|| format!("writing {}", own.display()))?;
+        }
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_config_parses() {
+        RunConfig::parse(DEFAULT, "default").unwrap();
+        for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/configs")).unwrap() {
+            let path = entry.unwrap().path();
+            RunConfig::parse(&std::fs::read_to_string(&path).unwrap(), &path.display().to_string()).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_misspelt_key_names_its_line() {
+        let err = RunConfig::parse("seed = 2\n[selfplay]\nsimulatons = 3\n", "x.toml").unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(msg.contains("x.toml") && msg.contains("simulatons") && msg.contains("line 3"), "{msg}");
+        let err = RunConfig::parse("rules = \"othello,7x7\"\n", "y.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("7x7"));
+    }
+}

@@ -1,0 +1,60 @@
+//! `othello-zero selfplay`: runs a self-play worker with a progress line.
+
+use std::path::Path;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_selfplay::worker::{self, Progress, WorkerOptions};
+
+use crate::config::RunConfig;
+
+pub fn run(run: &Path, games: u64, threads: usize, worker_id: u32, config: Option<&Path>) -> Result<()> {
+    let config = RunConfig::for_run(run, config)?;
+    let opts = WorkerOptions {
+        run: run.to_path_buf(),
+        rules: config.rules()?,
+        config: config.selfplay.clone(),
+        games,
+        threads,
+        worker: worker_id,
+        seed: config.seed,
+    };
+    let progress = Progress::default();
+    let bar = ProgressBar::new(games);
+    bar.set_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
+    );
+    let started = Instant::now();
+    let result = std::thread::scope(|s| {
+        let handle = s.spawn(|| worker::run(&opts, &progress));
+        while !handle.is_finished() {
+            std::thread::sleep(Duration::from_millis(250));
+            let secs = started.elapsed().as_secs_f64().max(1e-9);
+            let g = progress.games.load(Ordering::Relaxed);
+            let evals = progress.evaluations.load(Ordering::Relaxed);
+            let calls = progress.evaluator_calls.load(Ordering::Relaxed).max(1);
+            bar.set_position(progress.resumed.load(Ordering::Relaxed) + g);
+            bar.set_message(format!(
+                "{:.2} games/s  {:.0} positions/s  {:.0} evals/s  batch fill {:.0}%",
+                g as f64 / secs,
+                progress.positions.load(Ordering::Relaxed) as f64 / secs,
+                evals as f64 / secs,
+                100.0 * evals as f64 / calls as f64 / opts.config.batch.max(1) as f64
+            ));
+        }
+        handle.join().expect("the worker thread does not panic")
+    });
+    bar.finish();
+    let shards = result?;
+    let played = progress.games.load(Ordering::Relaxed);
+    eprintln!(
+        "{played} games played ({} already in {}), {} shards written in {:.1} s",
+        progress.resumed.load(Ordering::Relaxed),
+        run.join("replay").display(),
+        shards.len(),
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
