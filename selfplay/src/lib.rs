@@ -4,6 +4,9 @@
 pub mod evaluator;
 pub mod game;
 pub mod mcts;
+pub mod model;
+pub mod net_evaluator;
+pub mod network;
 pub mod shard;
 pub mod worker;
 

@@ -1,0 +1,103 @@
+//! Model checkpoints in `RUN/models`: the weights (`model-<step>.bpk`, Burn's burnpack format) and a JSON sidecar
+//! (`model-<step>.json`) that records the architecture, so that loading into another architecture fails with a
+//! clear message. A model exists once its sidecar does: weights first, then the sidecar, each written atomically.
+
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::tensor::Device;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::network::{NetConfig, Network};
+
+#[derive(Debug, Error)]
+#[error("model {}: {problem}", path.display())]
+pub struct ModelError {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+/// The sidecar of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub architecture: NetConfig,
+    /// Training step (0 for a fresh random initialisation).
+    pub step: u64,
+    /// Training samples seen.
+    pub samples: u64,
+}
+
+/// File stem of the model at `step`.
+pub fn model_stem(step: u64) -> String {
+    format!("model-{step:09}")
+}
+
+/// Saves `net` as `dir/model-<step>.{bpk,json}`; returns the sidecar's path.
+pub fn save_model(dir: &Path, net: &Network, info: &ModelInfo) -> Result<PathBuf, ModelError> {
+    let stem = model_stem(info.step);
+    let (weights, sidecar) = (dir.join(format!("{stem}.bpk")), dir.join(format!("{stem}.json")));
+    let err = |path: &Path, problem: String| ModelError { path: path.to_path_buf(), problem };
+    std::fs::create_dir_all(dir).map_err(|e| err(dir, format!("creating the directory: {e}")))?;
+    let tmp_weights = dir.join(format!(".tmp-{stem}.bpk"));
+    net.clone().save_file(&tmp_weights).map_err(|e| err(&weights, format!("writing the weights: {e:?}")))?;
+    std::fs::rename(&tmp_weights, &weights).map_err(|e| err(&weights, e.to_string()))?;
+    let json = serde_json::to_string_pretty(info).map_err(|e| err(&sidecar, e.to_string()))?;
+    let tmp_sidecar = dir.join(format!(".tmp-{stem}.json"));
+    std::fs::write(&tmp_sidecar, json)
+        .and_then(|_| std::fs::rename(&tmp_sidecar, &sidecar))
+        .map_err(|e| err(&sidecar, e.to_string()))?;
+    Ok(sidecar)
+}
+
+/// Reads a sidecar (given the `.json` or the `.bpk` path).
+pub fn read_info(path: &Path) -> Result<ModelInfo, ModelError> {
+    let sidecar = path.with_extension("json");
+    let err = |problem: String| ModelError { path: sidecar.clone(), problem };
+    let text = std::fs::read_to_string(&sidecar).map_err(|e| err(format!("reading the sidecar: {e}")))?;
+    serde_json::from_str(&text).map_err(|e| err(format!("bad sidecar: {e}")))
+}
+
+/// Loads a model; with `expected`, a checkpoint of another architecture is an error naming both.
+pub fn load_model(
+    path: &Path,
+    expected: Option<&NetConfig>,
+    device: &Device,
+) -> Result<(Network, ModelInfo), ModelError> {
+    let info = read_info(path)?;
+    let weights = path.with_extension("bpk");
+    if let Some(want) = expected {
+        if *want != info.architecture {
+            return Err(ModelError {
+                path: weights,
+                problem: format!(
+                    "it is a {}x{} network ({} input planes), the run expects {}x{} ({} input planes)",
+                    info.architecture.blocks,
+                    info.architecture.filters,
+                    info.architecture.input_planes,
+                    want.blocks,
+                    want.filters,
+                    want.input_planes
+                ),
+            });
+        }
+    }
+    let net = info
+        .architecture
+        .init(device)
+        .try_load_file(&weights)
+        .map_err(|e| ModelError { path: weights.clone(), problem: format!("reading the weights: {e:?}") })?;
+    Ok((net, info))
+}
+
+/// The newest model (highest step) in `dir`, if any.
+pub fn newest_model(dir: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("model-"))
+        })
+        .max()
+}
