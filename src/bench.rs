@@ -24,6 +24,18 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         repeat: u32,
     },
+    /// Network inference: positions/s and GFLOP/s, next to a large matrix product's GFLOP/s in the same run.
+    Net {
+        #[arg(long, default_value_t = 4)]
+        blocks: usize,
+        #[arg(long, default_value_t = 64)]
+        filters: usize,
+        #[arg(long, default_value_t = 64)]
+        batch: usize,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 5.0)]
+        seconds: f64,
+    },
     /// Perft from the start position on one core, leaves convention (Egaroucid mode 1) by default.
     Perft {
         #[arg(long, default_value_t = 11)]
@@ -77,6 +89,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                 );
             }
         }
+        BenchCommand::Net { blocks, filters, batch, seconds } => net(blocks, filters, batch, seconds),
         BenchCommand::Perft { depth, convention, kernel, repeat } => {
             println!("perft {depth} ({convention}) from the start position, 1 thread, best of {repeat}");
             for k in kernels(kernel)? {
@@ -86,4 +99,45 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Runs `f` repeatedly for about `seconds`; returns the calls per second.
+fn rate(seconds: f64, mut f: impl FnMut()) -> f64 {
+    f(); // warm-up
+    let t = Instant::now();
+    let mut n = 0u64;
+    while t.elapsed().as_secs_f64() < seconds {
+        f();
+        n += 1;
+    }
+    n as f64 / t.elapsed().as_secs_f64()
+}
+
+fn net(blocks: usize, filters: usize, batch: usize, seconds: f64) {
+    use burn::tensor::{Device, Distribution, Tensor};
+    use othello_selfplay::net_evaluator::NetworkEvaluator;
+    use othello_selfplay::network::NetConfig;
+    use othello_selfplay::Evaluator;
+
+    let device = Device::flex();
+    let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
+    println!("network {blocks}x{filters}, batch {batch}, flex backend, threads: {threads}");
+    let config = NetConfig::new(blocks, filters);
+    let mut evaluator =
+        NetworkEvaluator::new(config.init_seeded(&device, 1), device.clone(), rand_pcg::Pcg64Mcg::new(1));
+    evaluator.cache_capacity = 0;
+    let rules = Rules::othello();
+    let positions = vec![rules.start_position(); batch];
+    let mut out = Vec::new();
+    let batches = rate(seconds, || evaluator.evaluate(&rules, &positions, &mut out));
+    let positions_per_s = batches * batch as f64;
+    let gflops = positions_per_s * config.flops_per_position() / 1e9;
+    let n = 1024;
+    let a = Tensor::<2>::random([n, n], Distribution::Default, &device);
+    let b = Tensor::<2>::random([n, n], Distribution::Default, &device);
+    let matmuls = rate(seconds, || {
+        let _ = a.clone().matmul(b.clone()).into_data();
+    });
+    let matmul_gflops = matmuls * 2.0 * (n * n * n) as f64 / 1e9;
+    println!("{positions_per_s:.0} positions/s, {gflops:.1} GFLOP/s ({:.0}% of a {n}x{n} matrix product's {matmul_gflops:.1} GFLOP/s)", 100.0 * gflops / matmul_gflops);
 }

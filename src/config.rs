@@ -4,6 +4,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use othello_core::Rules;
+use othello_selfplay::network::NetConfig;
 use othello_selfplay::{MctsConfig, SelfPlayConfig};
 use serde::Deserialize;
 
@@ -21,6 +22,8 @@ pub struct RunConfig {
     pub selfplay: SelfPlayConfig,
     #[serde(default)]
     pub mcts: MctsConfig,
+    #[serde(default)]
+    pub network: NetConfig,
 }
 
 fn default_seed() -> u64 {

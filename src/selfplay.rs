@@ -20,6 +20,7 @@ pub fn run(run: &Path, games: u64, threads: usize, worker_id: u32, config: Optio
         threads,
         worker: worker_id,
         seed: config.seed,
+        network: config.network.clone(),
     };
     let progress = Progress::default();
     let bar = ProgressBar::new(games);

@@ -28,7 +28,8 @@ pub struct SelfPlayConfig {
     /// Positions with at most this many empties are solved exactly: the solver's best move is played and its
     /// best moves become the policy target. 0 (the default) turns it off until it is measured.
     pub solve_empties: u32,
-    /// What evaluates leaves until the network lands (issue #4): "uniform" or "rollouts". Default "uniform".
+    /// What evaluates leaves: "network" (the newest model of the run, else a seeded random initialisation),
+    /// "uniform" (a uniform prior, value 0) or "rollouts" (random games). Default "network".
     pub evaluator: String,
     /// Random games per leaf for the "rollouts" evaluator. Default 4.
     pub rollouts: u32,
@@ -47,7 +48,7 @@ impl Default for SelfPlayConfig {
             cheap_simulations: 40,
             temperature_moves: 10,
             solve_empties: 0,
-            evaluator: "uniform".into(),
+            evaluator: "network".into(),
             rollouts: 4,
             games_per_shard: 16,
             mcts: MctsConfig::default(),

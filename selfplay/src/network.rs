@@ -17,12 +17,19 @@ pub const PLANES: [&str; 6] = ["own", "opponent", "legal", "board", "own_stable"
 
 /// The architecture: what a checkpoint must match to be loaded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct NetConfig {
     pub blocks: usize,
     pub filters: usize,
     pub input_planes: usize,
     pub value_hidden: usize,
+}
+
+impl Default for NetConfig {
+    /// 4 residual blocks of 64 filters.
+    fn default() -> NetConfig {
+        NetConfig::new(4, 64)
+    }
 }
 
 impl NetConfig {

@@ -8,18 +8,24 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
+use othello_core::playout::game_rng;
 use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
 use thiserror::Error;
 
 use crate::evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 use crate::game::{play_game, SelfPlayConfig};
+use crate::model::{load_model, newest_model, ModelError};
+use crate::net_evaluator::NetworkEvaluator;
+use crate::network::{NetConfig, Network};
 use crate::shard::{read_shards, Provenance, Shard, ShardError};
 
 #[derive(Debug, Error)]
 pub enum WorkerError {
-    #[error("unknown evaluator '{0}' (expected uniform or rollouts)")]
+    #[error("unknown evaluator '{0}' (expected network, uniform or rollouts)")]
     Evaluator(String),
+    #[error(transparent)]
+    Model(#[from] ModelError),
     #[error(transparent)]
     Shard(#[from] ShardError),
 }
@@ -47,6 +53,8 @@ pub struct WorkerOptions {
     /// Distinguishes workers sharing a run directory (separate processes or machines).
     pub worker: u32,
     pub seed: u64,
+    /// The architecture of the random-init model used while `run/models` holds none.
+    pub network: NetConfig,
 }
 
 /// The game id recorded in shards: worker in the high half, game index in the low half.
@@ -55,12 +63,12 @@ pub fn game_id(worker: u32, index: u64) -> u64 {
 }
 
 /// Counts evaluations for the progress display.
-struct Counting<'a, E> {
-    inner: E,
+struct Counting<'a> {
+    inner: &'a mut dyn Evaluator,
     progress: &'a Progress,
 }
 
-impl<E: Evaluator> Evaluator for Counting<'_, E> {
+impl Evaluator for Counting<'_> {
     fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
         self.progress.evaluations.fetch_add(positions.len() as u64, Ordering::Relaxed);
         self.progress.evaluator_calls.fetch_add(1, Ordering::Relaxed);
@@ -70,7 +78,7 @@ impl<E: Evaluator> Evaluator for Counting<'_, E> {
 
 /// Plays the worker's missing games; returns the shards written.
 pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, WorkerError> {
-    if !matches!(opts.config.evaluator.as_str(), "uniform" | "rollouts") {
+    if !matches!(opts.config.evaluator.as_str(), "network" | "uniform" | "rollouts") {
         return Err(WorkerError::Evaluator(opts.config.evaluator.clone()));
     }
     let replay = opts.run.join("replay");
@@ -79,7 +87,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
     let todo: Vec<u64> = (0..opts.games).filter(|g| !done.contains(&game_id(opts.worker, *g))).collect();
     let next = AtomicU64::new(0);
     let written = Mutex::new(Vec::new());
-    let failure = Mutex::new(None);
+    let failure: Mutex<Option<WorkerError>> = Mutex::new(None);
     let threads = opts.threads.max(1);
     std::thread::scope(|scope| {
         for thread in 0..threads {
@@ -97,17 +105,32 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                     *shard = Shard::default();
                     Ok(())
                 };
+                let mut model = LoadedModel::default();
                 loop {
                     let i = next.fetch_add(1, Ordering::Relaxed) as usize;
                     let Some(&index) = todo.get(i) else { break };
                     let seed = hash_discs(opts.seed, game_id(opts.worker, index));
-                    let record = if opts.config.evaluator == "rollouts" {
-                        let inner = RolloutEvaluator::new(seed, opts.config.rollouts);
-                        play_game(opts.rules, &mut Counting { inner, progress }, &opts.config, seed)
-                    } else {
-                        play_game(opts.rules, &mut Counting { inner: UniformEvaluator, progress }, &opts.config, seed)
+                    // Every game gets a fresh evaluator seeded from the game, so that games do not depend on
+                    // which thread played what before them (caches, random streams).
+                    let mut evaluator: Box<dyn Evaluator> = match opts.config.evaluator.as_str() {
+                        "rollouts" => Box::new(RolloutEvaluator::new(seed, opts.config.rollouts)),
+                        "uniform" => Box::new(UniformEvaluator),
+                        _ => match model.refresh(opts) {
+                            Ok(net) => Box::new(NetworkEvaluator::new(net, model.device.clone(), game_rng(seed, 1))),
+                            Err(e) => {
+                                *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                                return;
+                            }
+                        },
                     };
-                    let from = Provenance { model: 0, game: game_id(opts.worker, index), worker: opts.worker as u64 };
+                    let record = play_game(
+                        opts.rules,
+                        &mut Counting { inner: evaluator.as_mut(), progress },
+                        &opts.config,
+                        seed,
+                    );
+                    let from =
+                        Provenance { model: model.step, game: game_id(opts.worker, index), worker: opts.worker as u64 };
                     shard.push_game(&record, from);
                     progress.games.fetch_add(1, Ordering::Relaxed);
                     progress.positions.fetch_add(record.positions.len() as u64, Ordering::Relaxed);
@@ -115,21 +138,55 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                     if games_in_shard >= opts.config.games_per_shard.max(1) {
                         games_in_shard = 0;
                         if let Err(e) = flush(&mut shard) {
-                            *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                            *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.into());
                             return;
                         }
                     }
                 }
                 if let Err(e) = flush(&mut shard) {
-                    *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                    *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.into());
                 }
             });
         }
     });
     if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
-        return Err(e.into());
+        return Err(e);
     }
     Ok(written.into_inner().unwrap_or_else(|e| e.into_inner()))
+}
+
+/// The network a worker thread plays with: the newest model of `run/models`, reloaded when a newer one lands,
+/// or a seeded random initialisation while there is none.
+struct LoadedModel {
+    device: burn::tensor::Device,
+    path: Option<Option<PathBuf>>,
+    net: Option<Network>,
+    step: u64,
+}
+
+impl Default for LoadedModel {
+    fn default() -> LoadedModel {
+        LoadedModel { device: burn::tensor::Device::flex(), path: None, net: None, step: 0 }
+    }
+}
+
+impl LoadedModel {
+    fn refresh(&mut self, opts: &WorkerOptions) -> Result<Network, WorkerError> {
+        let newest = newest_model(&opts.run.join("models"));
+        if self.path.as_ref() != Some(&newest) || self.net.is_none() {
+            let (net, step) = match &newest {
+                Some(p) => {
+                    let (net, info) = load_model(p, None, &self.device)?;
+                    (net, info.step)
+                }
+                None => (opts.network.init_seeded(&self.device, opts.seed), 0),
+            };
+            self.net = Some(net);
+            self.step = step;
+            self.path = Some(newest);
+        }
+        Ok(self.net.clone().expect("loaded above"))
+    }
 }
 
 /// `w0003-t01-g000042-<unique>.npz`: worker, thread, first game index, then a suffix unique across processes
@@ -162,6 +219,7 @@ mod tests {
             threads,
             worker: 2,
             seed: 9,
+            network: NetConfig::new(1, 8),
         }
     }
 
@@ -175,6 +233,38 @@ mod tests {
             }
         }
         by_game.into_iter().collect()
+    }
+
+    /// With the network evaluator: a random-init model until one lands in `run/models`, then that model.
+    #[test]
+    fn network_workers_pick_up_the_newest_model() {
+        let dir = std::env::temp_dir().join(format!("oz-worker-net-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut opts = options(&dir, 2, 1);
+        opts.config.evaluator = "network".into();
+        run_twice_same(&opts);
+        let device = burn::tensor::Device::flex();
+        let net = NetConfig::new(1, 8).init_seeded(&device, 99);
+        let info = crate::model::ModelInfo { architecture: NetConfig::new(1, 8), step: 42, samples: 0 };
+        crate::model::save_model(&dir.join("models"), &net, &info).unwrap();
+        opts.games = 4;
+        run(&opts, &Progress::default()).unwrap();
+        let (shards, _) = read_shards(&dir.join("replay"));
+        let models: std::collections::BTreeSet<u64> = shards.iter().flat_map(|(_, s)| s.model.clone()).collect();
+        assert_eq!(models, [0, 42].into_iter().collect(), "games 0-1 by the random init, 2-3 by model 42");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn run_twice_same(opts: &WorkerOptions) {
+        run(opts, &Progress::default()).unwrap();
+        let first = games(&opts.run);
+        let other = opts.run.with_extension("again");
+        let _ = std::fs::remove_dir_all(&other);
+        let again =
+            WorkerOptions { run: other.clone(), config: opts.config.clone(), network: opts.network.clone(), ..*opts };
+        run(&again, &Progress::default()).unwrap();
+        assert_eq!(games(&other), first, "reproducible");
+        let _ = std::fs::remove_dir_all(&other);
     }
 
     #[test]
