@@ -295,6 +295,31 @@ mod tests {
     }
     kernel_entry!(fn select_with(bits: u64, n: u32) -> u32 = select_of);
 
+    /// The seeds' fact: a move flips at most 18 discs. For every square that can be empty (the centre never is),
+    /// fill each ray with opponent discs closed by an own disc: the most any position allows there.
+    #[test]
+    fn no_move_flips_more_than_18_discs() {
+        let centre = 0x0000_0018_1800_0000u64;
+        let mut most = 0;
+        for sq in (0..64u32).filter(|&s| centre >> s & 1 == 0) {
+            let (mut p, mut o) = (0u64, 0u64);
+            for ray in RAYS.0[sq as usize] {
+                if ray.count_ones() >= 2 {
+                    // The farthest square of the ray is ours, the rest the opponent's.
+                    let far = if ray > 1 << sq { 63 - ray.leading_zeros() } else { ray.trailing_zeros() };
+                    p |= 1 << far;
+                    o |= ray & !(1 << far);
+                }
+            }
+            for k in KernelKind::available() {
+                let n = flips_with(k, p, o, sq).count_ones();
+                assert_eq!(n, o.count_ones(), "{k}: every opponent disc on the rays flips");
+                most = most.max(n);
+            }
+        }
+        assert_eq!(most, 18);
+    }
+
     #[test]
     fn rays_stop_at_the_edges() {
         // From a1 the +1 ray is b1..h1 and the -1 ray is empty.
