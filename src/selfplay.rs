@@ -28,34 +28,39 @@ pub fn run(run: &Path, games: u64, threads: usize, worker_id: u32, config: Optio
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
     );
     let started = Instant::now();
+    let rates = || {
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        let g = progress.games.load(Ordering::Relaxed);
+        let evals = progress.evaluations.load(Ordering::Relaxed);
+        let calls = progress.evaluator_calls.load(Ordering::Relaxed).max(1);
+        format!(
+            "{:.2} games/s ({:.0}/hour)  {:.0} positions/s  {:.0} evals/s  batch fill {:.0}%",
+            g as f64 / secs,
+            g as f64 / secs * 3600.0,
+            progress.positions.load(Ordering::Relaxed) as f64 / secs,
+            evals as f64 / secs,
+            100.0 * evals as f64 / calls as f64 / opts.config.batch.max(1) as f64
+        )
+    };
     let result = std::thread::scope(|s| {
         let handle = s.spawn(|| worker::run(&opts, &progress));
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(250));
-            let secs = started.elapsed().as_secs_f64().max(1e-9);
-            let g = progress.games.load(Ordering::Relaxed);
-            let evals = progress.evaluations.load(Ordering::Relaxed);
-            let calls = progress.evaluator_calls.load(Ordering::Relaxed).max(1);
-            bar.set_position(progress.resumed.load(Ordering::Relaxed) + g);
-            bar.set_message(format!(
-                "{:.2} games/s  {:.0} positions/s  {:.0} evals/s  batch fill {:.0}%",
-                g as f64 / secs,
-                progress.positions.load(Ordering::Relaxed) as f64 / secs,
-                evals as f64 / secs,
-                100.0 * evals as f64 / calls as f64 / opts.config.batch.max(1) as f64
-            ));
+            bar.set_position(progress.resumed.load(Ordering::Relaxed) + progress.games.load(Ordering::Relaxed));
+            bar.set_message(rates());
         }
         handle.join().expect("the worker thread does not panic")
     });
     bar.finish();
     let shards = result?;
-    let played = progress.games.load(Ordering::Relaxed);
     eprintln!(
-        "{played} games played ({} already in {}), {} shards written in {:.1} s",
+        "{} games played ({} already in {}), {} shards written in {:.1} s: {}",
+        progress.games.load(Ordering::Relaxed),
         progress.resumed.load(Ordering::Relaxed),
         run.join("replay").display(),
         shards.len(),
-        started.elapsed().as_secs_f64()
+        started.elapsed().as_secs_f64(),
+        rates()
     );
     Ok(())
 }
