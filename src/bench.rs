@@ -123,8 +123,7 @@ fn net(blocks: usize, filters: usize, batch: usize, seconds: f64) {
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
     println!("network {blocks}x{filters}, batch {batch}, flex backend, threads: {threads}");
     let config = NetConfig::new(blocks, filters);
-    let mut evaluator =
-        NetworkEvaluator::new(config.init_seeded(&device, 1), device.clone(), rand_pcg::Pcg64Mcg::new(1));
+    let mut evaluator = NetworkEvaluator::new(config.init_seeded(&device, 1), device.clone(), 1);
     evaluator.cache_capacity = 0;
     let rules = Rules::othello();
     let positions = vec![rules.start_position(); batch];

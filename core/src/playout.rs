@@ -119,29 +119,6 @@ impl PlayoutStats {
     }
 }
 
-/// One random game to the end. Returns the final (mover, opponent) and the number of turns, passes included.
-#[inline(always)]
-pub fn play_out<K: Kernel>(mut p: u64, mut o: u64, mask: u64, rng: &mut Pcg64Mcg) -> (u64, u64, u32) {
-    let mut turns = 0;
-    loop {
-        let moves = K::moves(p, o) & mask;
-        if moves == 0 {
-            if K::moves(o, p) & mask == 0 {
-                return (p, o, turns);
-            }
-            std::mem::swap(&mut p, &mut o);
-            turns += 1;
-            continue;
-        }
-        let sq = K::select(moves, below(rng, moves.count_ones()));
-        let f = K::flips(p, o, sq);
-        let mover = p | f | 1 << sq;
-        p = o ^ f;
-        o = mover;
-        turns += 1;
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -28,8 +28,7 @@ impl Square {
         }
     }
 
-    /// # Safety-free invariant
-    /// Callers guarantee `index < 64` (used for bit scans of non-empty boards).
+    /// The square of a bit scan of a non-empty board: callers guarantee `index < 64`.
     pub(crate) const fn from_index_unchecked(index: u32) -> Square {
         debug_assert!(index < 64);
         Square(index as u8)

@@ -45,26 +45,27 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// A uniform prior and the mean result of `rollouts` uniformly random games (seeded).
+/// A uniform prior and the mean result of `rollouts` uniformly random games. The games are seeded from the
+/// position and `seed`, so that an evaluation depends on nothing else (not on what was evaluated before).
 pub struct RolloutEvaluator {
-    rng: Pcg64Mcg,
+    seed: u64,
     rollouts: u32,
 }
 
 impl RolloutEvaluator {
     pub fn new(seed: u64, rollouts: u32) -> RolloutEvaluator {
-        RolloutEvaluator { rng: othello_core::playout::game_rng(seed, 0), rollouts: rollouts.max(1) }
+        RolloutEvaluator { seed, rollouts: rollouts.max(1) }
     }
 
     /// One random game from `pos` to the end: 1, 0 or -1 for `pos`'s side to move.
-    fn rollout(&mut self, rules: &Rules, pos: &Position) -> f32 {
+    fn rollout(rules: &Rules, pos: &Position, rng: &mut Pcg64Mcg) -> f32 {
         let mut p = *pos;
         loop {
             match rules.status(&p) {
                 Status::Over => return rules.outcome(&p).margin_for(pos.side).signum() as f32,
                 Status::MustPass => p = p.pass(),
                 Status::Moves(m) => {
-                    let sq = m.nth(below(&mut self.rng, m.count())).expect("n < count");
+                    let sq = m.nth(below(rng, m.count())).expect("n < count");
                     p = rules.play_legal(&p, sq);
                 }
             }
@@ -76,7 +77,8 @@ impl Evaluator for RolloutEvaluator {
     fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
         out.clear();
         for pos in positions {
-            let total: f32 = (0..self.rollouts).map(|_| self.rollout(rules, pos)).sum();
+            let mut rng = othello_core::playout::game_rng(self.seed, pos.hash());
+            let total: f32 = (0..self.rollouts).map(|_| Self::rollout(rules, pos, &mut rng)).sum();
             out.push(Evaluation { value: total / self.rollouts as f32, ..Evaluation::default() });
         }
     }

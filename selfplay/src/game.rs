@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::evaluator::{policy_index, Evaluator, POLICY_SIZE};
-use crate::mcts::{MctsConfig, Tree};
+use crate::mcts::{MctsConfig, Select, Tree};
 
 /// How self-play plays (the `[selfplay]` section of a run config); every default documented here is what an
 /// unset key means.
@@ -35,6 +35,8 @@ pub struct SelfPlayConfig {
     pub rollouts: u32,
     /// Games per replay shard. Default 16.
     pub games_per_shard: usize,
+    /// Games played at once by each worker thread, their leaves evaluated together. Default 16.
+    pub games_in_flight: usize,
     #[serde(skip)]
     pub mcts: MctsConfig,
 }
@@ -51,6 +53,7 @@ impl Default for SelfPlayConfig {
             evaluator: "network".into(),
             rollouts: 4,
             games_per_shard: 16,
+            games_in_flight: 16,
             mcts: MctsConfig::default(),
         }
     }
@@ -100,45 +103,152 @@ impl GameRecord {
 
 /// Plays one game of self-play with `evaluator`, seeded with `seed`.
 pub fn play_game(rules: Rules, evaluator: &mut dyn Evaluator, config: &SelfPlayConfig, seed: u64) -> GameRecord {
-    let mut rng = Pcg64Mcg::seed_from_u64(seed);
-    let mut game = Game::new(rules);
-    let mut tree = Tree::new(rules, *game.position(), config.mcts.clone(), Pcg64Mcg::seed_from_u64(rng.random()));
+    play_games(rules, evaluator, config, &[seed], 1).pop().expect("one game per seed")
+}
+
+/// Plays one game per seed, `in_flight` at a time: the leaves of all their searches go to the evaluator in one
+/// call (up to `in_flight * config.batch` positions), which is what keeps a network busy. Records come back in
+/// seed order. A game depends only on its seed as long as the evaluator is a function of the position (all of
+/// this crate's evaluators are).
+pub fn play_games(
+    rules: Rules,
+    evaluator: &mut dyn Evaluator,
+    config: &SelfPlayConfig,
+    seeds: &[u64],
+    in_flight: usize,
+) -> Vec<GameRecord> {
     let mut solver = (config.solve_empties > 0).then(Solver::new);
-    let mut positions = Vec::new();
-    while !game.is_over() {
-        let pos = *game.position();
-        let ply = game.moves().len() as u32;
-        if game.status() == Status::MustPass {
-            game.push(Move::Pass).expect("a forced pass is legal");
-            tree.advance(Move::Pass);
+    let mut results: Vec<Option<GameRecord>> = vec![None; seeds.len()];
+    let mut active: Vec<(usize, Playing)> = Vec::new();
+    let mut next = 0;
+    let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
+    loop {
+        while active.len() < in_flight.max(1) && next < seeds.len() {
+            active.push((next, Playing::new(rules, config, seeds[next])));
+            next += 1;
+        }
+        for (_, g) in active.iter_mut() {
+            g.prepare(config, &mut solver);
+        }
+        let mut i = 0;
+        while i < active.len() {
+            if active[i].1.game.is_over() {
+                let (index, g) = active.swap_remove(i);
+                results[index] = Some(GameRecord { game: g.game, positions: g.positions, seed: g.seed });
+            } else {
+                i += 1;
+            }
+        }
+        if active.is_empty() {
+            if next >= seeds.len() {
+                break;
+            }
             continue;
         }
-        let empties = (rules.mask() & !pos.occupied().0).count_ones();
-        let solved = match solver.as_mut().filter(|_| empties <= config.solve_empties) {
-            Some(s) => s.solve(&rules, &pos, Mode::Exact, Limits::default()).ok(),
-            None => None,
-        };
-        let (mv, record) = if let Some(solution) = solved {
-            let mut policy = [0.0; POLICY_SIZE];
-            for m in &solution.best_moves {
-                policy[policy_index(*m)] = 1.0 / solution.best_moves.len() as f32;
+        // Gather leaves from every tree, evaluate them together, expand.
+        for (k, (_, g)) in active.iter_mut().enumerate() {
+            let target = g.search.expect("prepared games are searching").0;
+            let mut taken = 0;
+            while taken < config.batch.max(1) && g.tree.root_visits() + (taken as u32) < target {
+                match g.tree.select() {
+                    Select::Evaluate(leaf) => {
+                        positions.push(g.tree.leaf_position(&leaf));
+                        leaves.push((k, leaf));
+                        taken += 1;
+                    }
+                    Select::Terminal => {}
+                    Select::Collision => break,
+                }
             }
-            let mv = solution.best_moves[rng.random_range(0..solution.best_moves.len())];
-            (mv, PositionRecord { position: pos, ply, policy, full_search: true, solved: true })
-        } else {
-            let full = rng.random::<f32>() < config.full_search_share;
-            tree.config.root_noise = full && config.mcts.root_noise;
-            let sims = if full { config.simulations } else { config.cheap_simulations };
-            tree.search(evaluator, sims, config.batch);
-            let temperature = if ply < config.temperature_moves { 1.0 } else { 0.0 };
-            let mv = tree.choose_move(temperature).expect("a searched position with moves");
-            (mv, PositionRecord { position: pos, ply, policy: tree.policy_target(), full_search: full, solved: false })
-        };
-        positions.push(record);
-        game.push(mv).expect("search and solver play legal moves");
-        tree.advance(mv);
+        }
+        if !positions.is_empty() {
+            evaluator.evaluate(&rules, &positions, &mut evals);
+            for ((k, leaf), eval) in leaves.drain(..).zip(&evals) {
+                active[k].1.tree.expand(leaf, eval);
+            }
+            positions.clear();
+        }
+        for (_, g) in active.iter_mut() {
+            if g.search.is_some_and(|(target, _)| g.tree.root_visits() >= target) {
+                g.finish_move(config);
+            }
+        }
     }
-    GameRecord { game, positions, seed }
+    results.into_iter().map(|r| r.expect("every game finished")).collect()
+}
+
+/// A game under way in [`play_games`].
+struct Playing {
+    game: Game,
+    tree: Tree,
+    rng: Pcg64Mcg,
+    positions: Vec<PositionRecord>,
+    seed: u64,
+    /// The search under way: the root visits it runs to, and whether it is a full search.
+    search: Option<(u32, bool)>,
+}
+
+impl Playing {
+    fn new(rules: Rules, config: &SelfPlayConfig, seed: u64) -> Playing {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let game = Game::new(rules);
+        let tree = Tree::new(rules, *game.position(), config.mcts.clone(), Pcg64Mcg::seed_from_u64(rng.random()));
+        Playing { game, tree, rng, positions: Vec::new(), seed, search: None }
+    }
+
+    /// Plays forced passes and solved positions until a search is needed (and starts it) or the game ends.
+    fn prepare(&mut self, config: &SelfPlayConfig, solver: &mut Option<Solver>) {
+        let rules = self.game.rules;
+        while self.search.is_none() && !self.game.is_over() {
+            let pos = *self.game.position();
+            let ply = self.game.moves().len() as u32;
+            if self.game.status() == Status::MustPass {
+                self.play(Move::Pass);
+                continue;
+            }
+            let empties = (rules.mask() & !pos.occupied().0).count_ones();
+            let solved = match solver.as_mut().filter(|_| empties <= config.solve_empties) {
+                Some(s) => s.solve(&rules, &pos, Mode::Exact, Limits::default()).ok(),
+                None => None,
+            };
+            if let Some(solution) = solved.filter(|s| !s.best_moves.is_empty()) {
+                let mut policy = [0.0; POLICY_SIZE];
+                for m in &solution.best_moves {
+                    policy[policy_index(*m)] = 1.0 / solution.best_moves.len() as f32;
+                }
+                let mv = solution.best_moves[self.rng.random_range(0..solution.best_moves.len())];
+                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: true, solved: true });
+                self.play(mv);
+                continue;
+            }
+            let full = self.rng.random::<f32>() < config.full_search_share;
+            self.tree.config.root_noise = full && config.mcts.root_noise;
+            let sims = if full { config.simulations } else { config.cheap_simulations };
+            self.search = Some((self.tree.root_visits() + sims.max(1), full));
+        }
+    }
+
+    /// The search is done: choose the move, record the position, play.
+    fn finish_move(&mut self, config: &SelfPlayConfig) {
+        let Some((_, full)) = self.search.take() else { return };
+        let ply = self.game.moves().len() as u32;
+        let temperature = if ply < config.temperature_moves { 1.0 } else { 0.0 };
+        let mv = self.tree.choose_move(temperature).expect("a searched position with moves");
+        let position = *self.game.position();
+        self.positions.push(PositionRecord {
+            position,
+            ply,
+            policy: self.tree.policy_target(),
+            full_search: full,
+            solved: false,
+        });
+        self.play(mv);
+    }
+
+    fn play(&mut self, mv: Move) {
+        self.game.push(mv).expect("search and solver play legal moves");
+        self.tree.advance(mv);
+    }
 }
 
 #[cfg(test)]
@@ -182,6 +292,20 @@ mod tests {
             }
             let cheap = a.positions.iter().filter(|r| !r.full_search).count();
             assert!(cheap > 0 && cheap < a.positions.len(), "playout cap randomization mixes both kinds");
+        }
+    }
+
+    /// Batching the leaves of many games changes nothing in any one game.
+    #[test]
+    fn games_in_flight_do_not_change_the_games() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let seeds = [5, 6, 7, 8, 9];
+        let one_by_one: Vec<_> =
+            seeds.iter().map(|&s| play_game(rules, &mut RolloutEvaluator::new(1, 2), &small(), s)).collect();
+        let together = play_games(rules, &mut RolloutEvaluator::new(1, 2), &small(), &seeds, 3);
+        for (a, b) in one_by_one.iter().zip(&together) {
+            assert_eq!(a.game.moves(), b.game.moves());
+            assert_eq!(a.positions, b.positions);
         }
     }
 

@@ -6,8 +6,6 @@ use std::collections::HashMap;
 use burn::tensor::{Device, Tensor, TensorData};
 use othello_core::stability::stable_discs;
 use othello_core::{Position, Rules, Symmetry};
-use rand::Rng;
-use rand_pcg::Pcg64Mcg;
 
 use crate::evaluator::{Evaluation, Evaluator, POLICY_SIZE};
 use crate::network::{Network, PLANES};
@@ -29,8 +27,10 @@ pub fn encode(rules: &Rules, pos: &Position, sym: Symmetry, out: &mut Vec<f32>) 
 pub struct NetworkEvaluator {
     net: Network,
     device: Device,
-    rng: Pcg64Mcg,
-    /// Evaluate each position through a random one of the 8 symmetries (on by default).
+    /// Picks each position's symmetry: a hash of the position and this salt, so that an evaluation is a
+    /// function of the position (reproducible games whatever else is in the batch or the cache).
+    symmetry_salt: u64,
+    /// Evaluate each position through a pseudo-random one of the 8 symmetries (on by default).
     pub random_symmetry: bool,
     cache: HashMap<u64, Evaluation>,
     /// Entries kept before the cache is cleared (0 turns it off).
@@ -40,11 +40,11 @@ pub struct NetworkEvaluator {
 }
 
 impl NetworkEvaluator {
-    pub fn new(net: Network, device: Device, rng: Pcg64Mcg) -> NetworkEvaluator {
+    pub fn new(net: Network, device: Device, symmetry_salt: u64) -> NetworkEvaluator {
         NetworkEvaluator {
             net,
             device,
-            rng,
+            symmetry_salt,
             random_symmetry: true,
             cache: HashMap::new(),
             cache_capacity: 1 << 18,
@@ -107,9 +107,10 @@ impl Evaluator for NetworkEvaluator {
         let batch: Vec<Position> = missing.iter().map(|&i| positions[i]).collect();
         let symmetries: Vec<Symmetry> = batch
             .iter()
-            .map(|_| {
+            .map(|p| {
+                let h = othello_core::position::hash_discs(p.hash(), self.symmetry_salt);
                 if self.random_symmetry {
-                    Symmetry::from_index(self.rng.random_range(0..8))
+                    Symmetry::from_index((h >> 61) as usize)
                 } else {
                     Symmetry::IDENTITY
                 }
@@ -136,7 +137,8 @@ mod tests {
     use crate::network::NetConfig;
     use crate::shard::{read_shards, Provenance, Shard};
     use othello_core::{Game, Move, Status};
-    use rand::SeedableRng;
+    use rand::{Rng, SeedableRng};
+    use rand_pcg::Pcg64Mcg;
 
     fn tiny() -> (NetConfig, Network, Device) {
         let device = Device::flex();
@@ -165,7 +167,7 @@ mod tests {
     #[test]
     fn symmetries_map_the_policy_back_to_the_position() {
         let (_, net, device) = tiny();
-        let ev = NetworkEvaluator::new(net, device, Pcg64Mcg::seed_from_u64(2));
+        let ev = NetworkEvaluator::new(net, device, 2);
         for rules in [Rules::othello(), Rules::othello().with_size(6).unwrap()] {
             let pos = positions(&rules);
             for sym in Symmetry::ALL {
@@ -191,9 +193,7 @@ mod tests {
         let rules = Rules::othello();
         let pos = positions(&rules);
         let ids = vec![Symmetry::IDENTITY; pos.len()];
-        let eval = |net: Network| {
-            NetworkEvaluator::new(net, device.clone(), Pcg64Mcg::seed_from_u64(0)).evaluate_with(&rules, &pos, &ids)
-        };
+        let eval = |net: Network| NetworkEvaluator::new(net, device.clone(), 0).evaluate_with(&rules, &pos, &ids);
         let (ea, eb, ec) = (eval(a), eval(b), eval(c));
         assert!(ea == eb, "the same seed gives the same network");
         assert!(ea != ec, "another seed gives another network");
@@ -212,10 +212,8 @@ mod tests {
         let rules = Rules::othello();
         let pos = positions(&rules);
         let ids = vec![Symmetry::IDENTITY; pos.len()];
-        let a =
-            NetworkEvaluator::new(net, device.clone(), Pcg64Mcg::seed_from_u64(0)).evaluate_with(&rules, &pos, &ids);
-        let b =
-            NetworkEvaluator::new(loaded, device.clone(), Pcg64Mcg::seed_from_u64(0)).evaluate_with(&rules, &pos, &ids);
+        let a = NetworkEvaluator::new(net, device.clone(), 0).evaluate_with(&rules, &pos, &ids);
+        let b = NetworkEvaluator::new(loaded, device.clone(), 0).evaluate_with(&rules, &pos, &ids);
         assert_eq!(a, b);
         let err = load_model(&path, Some(&NetConfig::new(2, 8)), &device).unwrap_err();
         assert!(err.to_string().contains("1x8") && err.to_string().contains("2x8"), "{err}");
@@ -234,7 +232,7 @@ mod tests {
         let config = SelfPlayConfig { simulations: 12, ..SelfPlayConfig::default() };
         let play = |seed| {
             let (_, net, device) = tiny();
-            let mut ev = NetworkEvaluator::new(net, device, Pcg64Mcg::seed_from_u64(seed));
+            let mut ev = NetworkEvaluator::new(net, device, seed);
             play_game(rules, &mut ev, &config, seed)
         };
         let dir = std::env::temp_dir().join(format!("oz-netplay-{}", std::process::id()));

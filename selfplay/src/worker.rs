@@ -8,13 +8,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use othello_core::playout::game_rng;
 use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
 use thiserror::Error;
 
 use crate::evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
-use crate::game::{play_game, SelfPlayConfig};
+use crate::game::{play_games, SelfPlayConfig};
 use crate::model::{load_model, newest_model, ModelError};
 use crate::net_evaluator::NetworkEvaluator;
 use crate::network::{NetConfig, Network};
@@ -106,40 +105,51 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                     Ok(())
                 };
                 let mut model = LoadedModel::default();
+                let in_flight = opts.config.games_in_flight.max(1);
                 loop {
-                    let i = next.fetch_add(1, Ordering::Relaxed) as usize;
-                    let Some(&index) = todo.get(i) else { break };
-                    let seed = hash_discs(opts.seed, game_id(opts.worker, index));
-                    // Every game gets a fresh evaluator seeded from the game, so that games do not depend on
-                    // which thread played what before them (caches, random streams).
+                    let start = next.fetch_add(in_flight as u64, Ordering::Relaxed) as usize;
+                    if start >= todo.len() {
+                        break;
+                    }
+                    let chunk = &todo[start..(start + in_flight).min(todo.len())];
+                    let seeds: Vec<u64> =
+                        chunk.iter().map(|&g| hash_discs(opts.seed, game_id(opts.worker, g))).collect();
+                    // Evaluations are functions of the position (seeded by the run's seed), so a game does not
+                    // depend on the thread, the chunk or the cache it was played with.
                     let mut evaluator: Box<dyn Evaluator> = match opts.config.evaluator.as_str() {
-                        "rollouts" => Box::new(RolloutEvaluator::new(seed, opts.config.rollouts)),
+                        "rollouts" => Box::new(RolloutEvaluator::new(opts.seed, opts.config.rollouts)),
                         "uniform" => Box::new(UniformEvaluator),
                         _ => match model.refresh(opts) {
-                            Ok(net) => Box::new(NetworkEvaluator::new(net, model.device.clone(), game_rng(seed, 1))),
+                            Ok(net) => Box::new(NetworkEvaluator::new(net, model.device.clone(), opts.seed)),
                             Err(e) => {
                                 *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                                 return;
                             }
                         },
                     };
-                    let record = play_game(
+                    let records = play_games(
                         opts.rules,
                         &mut Counting { inner: evaluator.as_mut(), progress },
                         &opts.config,
-                        seed,
+                        &seeds,
+                        in_flight,
                     );
-                    let from =
-                        Provenance { model: model.step, game: game_id(opts.worker, index), worker: opts.worker as u64 };
-                    shard.push_game(&record, from);
-                    progress.games.fetch_add(1, Ordering::Relaxed);
-                    progress.positions.fetch_add(record.positions.len() as u64, Ordering::Relaxed);
-                    games_in_shard += 1;
-                    if games_in_shard >= opts.config.games_per_shard.max(1) {
-                        games_in_shard = 0;
-                        if let Err(e) = flush(&mut shard) {
-                            *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.into());
-                            return;
+                    for (record, &index) in records.iter().zip(chunk) {
+                        let from = Provenance {
+                            model: model.step,
+                            game: game_id(opts.worker, index),
+                            worker: opts.worker as u64,
+                        };
+                        shard.push_game(record, from);
+                        progress.games.fetch_add(1, Ordering::Relaxed);
+                        progress.positions.fetch_add(record.positions.len() as u64, Ordering::Relaxed);
+                        games_in_shard += 1;
+                        if games_in_shard >= opts.config.games_per_shard.max(1) {
+                            games_in_shard = 0;
+                            if let Err(e) = flush(&mut shard) {
+                                *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e.into());
+                                return;
+                            }
                         }
                     }
                 }
