@@ -39,7 +39,7 @@ pub fn run(run: &Path, games: u64, threads: usize, worker_id: u32, config: Optio
             g as f64 / secs * 3600.0,
             progress.positions.load(Ordering::Relaxed) as f64 / secs,
             evals as f64 / secs,
-            100.0 * evals as f64 / calls as f64 / opts.config.batch.max(1) as f64
+            100.0 * evals as f64 / calls as f64 / (opts.config.batch * opts.config.games_in_flight).max(1) as f64
         )
     };
     let result = std::thread::scope(|s| {
