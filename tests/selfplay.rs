@@ -77,7 +77,7 @@ fn a_worker_killed_with_sigkill_leaves_only_whole_shards_and_resumes() {
     assert!(bad.is_empty(), "a killed worker left a damaged shard visible: {bad:?}");
     assert!(shards.len() >= 6);
     let games: std::collections::BTreeSet<u64> = shards.iter().flat_map(|(_, s)| s.game.clone()).collect();
-    // A restart up to two games past what is on disk plays only the missing games.
+    // A restart up to two games past the number on disk plays only the missing games.
     let target = games.len() as u64 + 2;
     let out =
         bin().args(["selfplay", "--run", run.to_str().unwrap(), "--games", &target.to_string()]).output().unwrap();
@@ -93,8 +93,10 @@ fn a_worker_killed_with_sigkill_leaves_only_whole_shards_and_resumes() {
         }
     }
     assert!(shards_of_game.values().all(|&n| n == 1), "a game was played twice");
-    let distinct: Vec<u64> = shards_of_game.into_keys().collect();
-    assert_eq!(distinct.len() as u64, target, "every game index up to the target is there");
-    assert!(distinct.iter().all(|g| g & 0xffff_ffff < target));
+    // Every index below the target is there now; any above it was finished before the kill (many games are in
+    // flight at once, so they finish out of order).
+    let after_restart: std::collections::BTreeSet<u64> = shards_of_game.into_keys().collect();
+    assert!((0..target).all(|g| after_restart.contains(&g)), "every game index up to the target is there");
+    assert!(after_restart.iter().all(|g| *g < target || games.contains(g)));
     let _ = std::fs::remove_dir_all(&run);
 }
