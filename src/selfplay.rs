@@ -39,11 +39,12 @@ pub fn run(run: &Path, games: u64, threads: usize, worker_id: u32, config: Optio
         let evals = progress.evaluations.load(Ordering::Relaxed);
         let calls = progress.evaluator_calls.load(Ordering::Relaxed).max(1);
         format!(
-            "{:.2} games/s ({:.0}/hour)  {:.0} positions/s  {:.0} evals/s  batch fill {:.0}%",
+            "{:.2} games/s ({:.0}/hour)  {:.0} positions/s  {:.0} evals/s ({:.0}/s through the network)  batch fill {:.0}%",
             g as f64 / secs,
             g as f64 / secs * 3600.0,
             progress.positions.load(Ordering::Relaxed) as f64 / secs,
             evals as f64 / secs,
+            progress.network_evaluations.load(Ordering::Relaxed) as f64 / secs,
             100.0 * evals as f64 / calls as f64 / (opts.config.batch * opts.config.games_in_flight).max(1) as f64
         )
     };

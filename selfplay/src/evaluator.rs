@@ -33,6 +33,10 @@ impl Default for Evaluation {
 /// Evaluates a batch of positions at once (one network call for the leaves of many trees).
 pub trait Evaluator {
     fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>);
+    /// Positions this evaluator has sent through a network so far (cache hits excluded); 0 for the others.
+    fn network_evaluations(&self) -> u64 {
+        0
+    }
 }
 
 /// A uniform prior and a value of 0: MCTS then relies on exact terminal values alone.

@@ -90,6 +90,10 @@ impl NetworkEvaluator {
 }
 
 impl Evaluator for NetworkEvaluator {
+    fn network_evaluations(&self) -> u64 {
+        self.misses
+    }
+
     fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
         out.clear();
         out.resize(positions.len(), Evaluation::default());

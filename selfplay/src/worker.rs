@@ -36,6 +36,8 @@ pub struct Progress {
     pub positions: AtomicU64,
     pub evaluations: AtomicU64,
     pub evaluator_calls: AtomicU64,
+    /// Positions that went through the network (evaluations minus cache hits).
+    pub network_evaluations: AtomicU64,
     /// Games already in the replay directory when the worker started.
     pub resumed: AtomicU64,
 }
@@ -134,6 +136,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                         &seeds,
                         in_flight,
                     );
+                    progress.network_evaluations.fetch_add(evaluator.network_evaluations(), Ordering::Relaxed);
                     for (record, &index) in records.iter().zip(chunk) {
                         let from = Provenance {
                             model: model.step,
