@@ -37,6 +37,12 @@ pub struct SelfPlayConfig {
     pub games_per_shard: usize,
     /// Games played at once by each worker thread, their leaves evaluated together. Default 16.
     pub games_in_flight: usize,
+    /// Root move selection: "puct" (visit counts, Dirichlet noise, temperature) or "gumbel" (Gumbel AlphaZero's
+    /// sequential halving; learns with few simulations; its games are searched one at a time, without the
+    /// cross-game batching). Default "puct".
+    pub root_selection: String,
+    /// Root moves a Gumbel search considers. Default 16.
+    pub gumbel_considered: usize,
     #[serde(skip)]
     pub mcts: MctsConfig,
 }
@@ -54,6 +60,8 @@ impl Default for SelfPlayConfig {
             rollouts: 4,
             games_per_shard: 16,
             games_in_flight: 16,
+            root_selection: "puct".into(),
+            gumbel_considered: 16,
             mcts: MctsConfig::default(),
         }
     }
@@ -128,7 +136,7 @@ pub fn play_games(
             next += 1;
         }
         for (_, g) in active.iter_mut() {
-            g.prepare(config, &mut solver);
+            g.prepare(config, &mut solver, evaluator);
         }
         let mut i = 0;
         while i < active.len() {
@@ -196,8 +204,9 @@ impl Playing {
         Playing { game, tree, rng, positions: Vec::new(), seed, search: None }
     }
 
-    /// Plays forced passes and solved positions until a search is needed (and starts it) or the game ends.
-    fn prepare(&mut self, config: &SelfPlayConfig, solver: &mut Option<Solver>) {
+    /// Plays forced passes, solved positions and Gumbel searches until a PUCT search is needed (and starts it) or
+    /// the game ends.
+    fn prepare(&mut self, config: &SelfPlayConfig, solver: &mut Option<Solver>, evaluator: &mut dyn Evaluator) {
         let rules = self.game.rules;
         while self.search.is_none() && !self.game.is_over() {
             let pos = *self.game.position();
@@ -222,8 +231,17 @@ impl Playing {
                 continue;
             }
             let full = self.rng.random::<f32>() < config.full_search_share;
-            self.tree.config.root_noise = full && config.mcts.root_noise;
             let sims = if full { config.simulations } else { config.cheap_simulations };
+            if config.root_selection == "gumbel" {
+                self.tree.config.root_noise = false; // the Gumbel draws are the exploration
+                let mv = self.tree.gumbel_search(evaluator, sims.max(1), config.batch, config.gumbel_considered);
+                let mv = mv.expect("a position with moves");
+                let policy = self.tree.gumbel_policy_target();
+                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: full, solved: false });
+                self.play(mv);
+                continue;
+            }
+            self.tree.config.root_noise = full && config.mcts.root_noise;
             self.search = Some((self.tree.root_visits() + sims.max(1), full));
         }
     }
@@ -292,6 +310,23 @@ mod tests {
             }
             let cheap = a.positions.iter().filter(|r| !r.full_search).count();
             assert!(cheap > 0 && cheap < a.positions.len(), "playout cap randomization mixes both kinds");
+        }
+    }
+
+    #[test]
+    fn gumbel_self_play_records_legal_distributions() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let config = SelfPlayConfig { root_selection: "gumbel".into(), simulations: 8, ..small() };
+        let a = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2], 2);
+        let b = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2], 1);
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.game.moves(), y.game.moves());
+            assert!(Game::replay(rules, x.game.moves()).unwrap().is_over());
+            for r in &x.positions {
+                let legal = rules.legal_moves(&r.position).0;
+                assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!(r.policy.iter().enumerate().all(|(sq, &p)| p == 0.0 || (sq < 64 && legal >> sq & 1 == 1)));
+            }
         }
     }
 

@@ -140,8 +140,12 @@ impl Tree {
 
     /// Walks from the root to a leaf by PUCT, adding a virtual loss on the way.
     pub fn select(&mut self) -> Select {
-        let mut path = vec![ROOT];
-        let mut id = ROOT;
+        self.select_path(vec![ROOT])
+    }
+
+    /// Walks on from the end of `path` (a path from the root) by PUCT.
+    fn select_path(&mut self, mut path: Vec<u32>) -> Select {
+        let mut id = *path.last().expect("a path starts at the root");
         loop {
             match self.nodes[id as usize].state {
                 State::Expanded => {
@@ -298,6 +302,120 @@ impl Tree {
         }
     }
 
+    /// Gumbel AlphaZero at the root (Danihelka et al., 2022): Gumbel-top-k sampling of `considered` root moves,
+    /// then sequential halving of the simulation budget between them, keeping the half with the best
+    /// `g + logit + sigma(q)` each round. Returns the chosen move (no temperature needed: the Gumbel noise is the
+    /// exploration) and leaves [`Tree::gumbel_policy_target`] ready. Below the root the search is PUCT.
+    pub fn gumbel_search(
+        &mut self,
+        evaluator: &mut dyn Evaluator,
+        simulations: u32,
+        batch: usize,
+        considered: usize,
+    ) -> Option<Move> {
+        if self.nodes[ROOT as usize].state != State::Expanded {
+            self.search(evaluator, 1, 1);
+        }
+        let first = self.nodes[ROOT as usize].first_child;
+        let n = self.nodes[ROOT as usize].children;
+        if n == 0 {
+            return None;
+        }
+        let children: Vec<u32> = (first..first + n).collect();
+        let gumbel: Vec<f32> = children
+            .iter()
+            .map(|_| {
+                let u: f32 = self.rng.random::<f32>().clamp(1e-12, 1.0 - 1e-7);
+                -(-u.ln()).ln()
+            })
+            .collect();
+        let logit = |t: &Tree, c: u32| t.nodes[c as usize].prior.max(1e-12).ln();
+        let mut candidates: Vec<usize> = (0..children.len()).collect();
+        candidates.sort_by(|&a, &b| {
+            (gumbel[b] + logit(self, children[b])).total_cmp(&(gumbel[a] + logit(self, children[a])))
+        });
+        candidates.truncate(considered.max(1).min(children.len()));
+        let phases = (candidates.len() as f32).log2().ceil().max(1.0) as u32;
+        let mut budget = simulations;
+        for phase in 0..phases {
+            let per = (simulations / (phases * candidates.len() as u32)).max(1);
+            for &c in &candidates {
+                let spend = if phase + 1 == phases { per.max(budget / candidates.len() as u32) } else { per };
+                self.search_child(evaluator, children[c], spend, batch);
+                budget = budget.saturating_sub(spend);
+            }
+            if candidates.len() > 1 {
+                let score = |t: &Tree, i: usize| gumbel[i] + logit(t, children[i]) + t.sigma(t.child_q(children[i]));
+                candidates.sort_by(|&a, &b| score(self, b).total_cmp(&score(self, a)));
+                candidates.truncate(candidates.len().div_ceil(2));
+            }
+        }
+        Some(self.nodes[children[candidates[0]] as usize].mv)
+    }
+
+    /// Runs `simulations` evaluations through root child `child`.
+    fn search_child(&mut self, evaluator: &mut dyn Evaluator, child: u32, simulations: u32, batch: usize) {
+        let target = self.nodes[child as usize].visits + simulations;
+        let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
+        let mut stalled = 0;
+        while self.nodes[child as usize].visits < target && stalled < 4 {
+            let before = self.nodes[child as usize].visits;
+            while leaves.len() < batch.max(1) && self.nodes[child as usize].visits + (leaves.len() as u32) < target {
+                match self.select_path(vec![ROOT, child]) {
+                    Select::Evaluate(leaf) => {
+                        positions.push(self.leaf_position(&leaf));
+                        leaves.push(leaf);
+                    }
+                    Select::Terminal => {}
+                    Select::Collision => break,
+                }
+            }
+            if !leaves.is_empty() {
+                evaluator.evaluate(&self.rules, &positions, &mut evals);
+                for (leaf, eval) in leaves.drain(..).zip(&evals) {
+                    self.expand(leaf, eval);
+                }
+                positions.clear();
+            }
+            stalled = if self.nodes[child as usize].visits == before { stalled + 1 } else { 0 };
+        }
+    }
+
+    /// A root child's value for the root's side to move (0 if unvisited).
+    fn child_q(&self, child: u32) -> f32 {
+        let c = &self.nodes[child as usize];
+        if c.visits == 0 {
+            self.root_value()
+        } else {
+            c.value_sum / c.visits as f32
+        }
+    }
+
+    /// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) * q,
+    /// with q rescaled to [0, 1] (c_visit = 50, c_scale = 1).
+    fn sigma(&self, q: f32) -> f32 {
+        let max_visits = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
+        (50.0 + max_visits as f32) * (q + 1.0) / 2.0
+    }
+
+    /// The Gumbel policy target: softmax(logit + sigma(completed q)) over the root moves, unvisited moves valued
+    /// at the root's value.
+    pub fn gumbel_policy_target(&self) -> [f32; POLICY_SIZE] {
+        let root = &self.nodes[ROOT as usize];
+        let scores: Vec<(Move, f32)> = (root.first_child..root.first_child + root.children)
+            .map(|c| {
+                (self.nodes[c as usize].mv, self.nodes[c as usize].prior.max(1e-12).ln() + self.sigma(self.child_q(c)))
+            })
+            .collect();
+        let max = scores.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
+        let total: f32 = scores.iter().map(|s| (s.1 - max).exp()).sum();
+        let mut target = [0.0; POLICY_SIZE];
+        for (mv, s) in scores {
+            target[policy_index(mv)] = (s - max).exp() / total;
+        }
+        target
+    }
+
     /// Visits of each root move.
     pub fn visits(&self) -> Vec<(Move, u32)> {
         self.children(ROOT).map(|c| (c.mv, c.visits)).collect()
@@ -425,6 +543,26 @@ mod tests {
             right += (tree.choose_move(0.0) == Some(*winner)) as usize;
         }
         assert!(right >= 19, "{right} of 20 winning moves found");
+    }
+
+    /// With 8 simulations, Gumbel's sequential halving finds the only winning move far more often than PUCT
+    /// (measured: 17 vs 9 of 20).
+    #[test]
+    fn gumbel_root_selection_finds_winning_moves_with_few_simulations() {
+        let cases = single_winning_moves(20, 7);
+        let (mut gumbel, mut puct) = (0, 0);
+        for (i, (pos, winner)) in cases.iter().enumerate() {
+            let mut tree = Tree::new(Rules::othello(), *pos, quiet(), rng(i as u64));
+            let chosen = tree.gumbel_search(&mut RolloutEvaluator::new(i as u64, 4), 8, 4, 8);
+            gumbel += (chosen == Some(*winner)) as usize;
+            let target = tree.gumbel_policy_target();
+            assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+            let mut tree = Tree::new(Rules::othello(), *pos, quiet(), rng(i as u64));
+            tree.search(&mut RolloutEvaluator::new(i as u64, 4), 8, 4);
+            puct += (tree.choose_move(0.0) == Some(*winner)) as usize;
+        }
+        eprintln!("8 simulations: gumbel {gumbel}/20, puct {puct}/20");
+        assert!(gumbel >= 14 && gumbel >= puct, "gumbel {gumbel}, puct {puct}");
     }
 
     /// Plays one game on 6x6 between a search of `a_sims` (black when `a_black`) and one of `b_sims`.
