@@ -43,6 +43,8 @@ pub struct SelfPlayConfig {
     pub root_selection: String,
     /// Root moves a Gumbel search considers. Default 16.
     pub gumbel_considered: usize,
+    /// Where the network runs: "flex" (CPU), or "wgpu" / "cuda" in builds with those features. Default "flex".
+    pub device: String,
     #[serde(skip)]
     pub mcts: MctsConfig,
 }
@@ -62,6 +64,7 @@ impl Default for SelfPlayConfig {
             games_in_flight: 16,
             root_selection: "puct".into(),
             gumbel_considered: 16,
+            device: "flex".into(),
             mcts: MctsConfig::default(),
         }
     }

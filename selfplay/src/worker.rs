@@ -25,6 +25,8 @@ pub enum WorkerError {
     Evaluator(String),
     #[error(transparent)]
     Model(#[from] ModelError),
+    #[error("{0}")]
+    Device(String),
     #[error(transparent)]
     Shard(#[from] ShardError),
 }
@@ -82,6 +84,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
     if !matches!(opts.config.evaluator.as_str(), "network" | "uniform" | "rollouts") {
         return Err(WorkerError::Evaluator(opts.config.evaluator.clone()));
     }
+    let device = crate::device::device(&opts.config.device).map_err(WorkerError::Device)?;
     let replay = opts.run.join("replay");
     let done = games_on_disk(&replay, opts.worker);
     progress.resumed.store(done.len() as u64, Ordering::Relaxed);
@@ -92,7 +95,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
     let threads = opts.threads.max(1);
     std::thread::scope(|scope| {
         for thread in 0..threads {
-            let (todo, next, written, failure, replay) = (&todo, &next, &written, &failure, &replay);
+            let (todo, next, written, failure, replay, device) = (&todo, &next, &written, &failure, &replay, &device);
             scope.spawn(move || {
                 let mut shard = Shard::default();
                 let mut games_in_shard = 0;
@@ -106,7 +109,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                     *shard = Shard::default();
                     Ok(())
                 };
-                let mut model = LoadedModel::default();
+                let mut model = LoadedModel::new(device.clone());
                 let in_flight = opts.config.games_in_flight.max(1);
                 loop {
                     let start = next.fetch_add(in_flight as u64, Ordering::Relaxed) as usize;
@@ -177,13 +180,11 @@ struct LoadedModel {
     step: u64,
 }
 
-impl Default for LoadedModel {
-    fn default() -> LoadedModel {
-        LoadedModel { device: burn::tensor::Device::flex(), path: None, net: None, step: 0 }
-    }
-}
-
 impl LoadedModel {
+    fn new(device: burn::tensor::Device) -> LoadedModel {
+        LoadedModel { device, path: None, net: None, step: 0 }
+    }
+
     fn refresh(&mut self, opts: &WorkerOptions) -> Result<Network, WorkerError> {
         let newest = newest_model(&opts.run.join("models"));
         if self.path.as_ref() != Some(&newest) || self.net.is_none() {
