@@ -271,23 +271,23 @@ impl Tree {
 
     /// Runs `simulations` more evaluations, `batch` leaves per evaluator call.
     pub fn search(&mut self, evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
-        let target = self.root_visits() + simulations;
-        let mut leaves = Vec::with_capacity(batch);
-        let mut positions = Vec::with_capacity(batch);
-        let mut evals = Vec::with_capacity(batch);
-        while self.root_visits() < target {
-            let wanted = (target - self.root_visits()) as usize;
-            while leaves.len() < batch.min(wanted) {
-                match self.select() {
+        self.search_through(&[ROOT], evaluator, simulations, batch);
+    }
+
+    /// Runs `simulations` more evaluations through the last node of `start` (a path from the root).
+    fn search_through(&mut self, start: &[u32], evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
+        let node = *start.last().expect("a path starts at the root") as usize;
+        let target = self.nodes[node].visits + simulations;
+        let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
+        while self.nodes[node].visits < target {
+            // Terminal walks back up at once; a collision means a leaf of this batch is pending.
+            while leaves.len() < batch.max(1) && self.nodes[node].visits + (leaves.len() as u32) < target {
+                match self.select_path(start.to_vec()) {
                     Select::Evaluate(leaf) => {
                         positions.push(self.leaf_position(&leaf));
                         leaves.push(leaf);
                     }
-                    Select::Terminal => {
-                        if self.root_visits() >= target {
-                            break;
-                        }
-                    }
+                    Select::Terminal => {}
                     Select::Collision => break,
                 }
             }
@@ -341,7 +341,7 @@ impl Tree {
             let per = (simulations / (phases * candidates.len() as u32)).max(1);
             for &c in &candidates {
                 let spend = if phase + 1 == phases { per.max(budget / candidates.len() as u32) } else { per };
-                self.search_child(evaluator, children[c], spend, batch);
+                self.search_through(&[ROOT, children[c]], evaluator, spend, batch);
                 budget = budget.saturating_sub(spend);
             }
             if candidates.len() > 1 {
@@ -351,34 +351,6 @@ impl Tree {
             }
         }
         Some(self.nodes[children[candidates[0]] as usize].mv)
-    }
-
-    /// Runs `simulations` evaluations through root child `child`.
-    fn search_child(&mut self, evaluator: &mut dyn Evaluator, child: u32, simulations: u32, batch: usize) {
-        let target = self.nodes[child as usize].visits + simulations;
-        let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
-        let mut stalled = 0;
-        while self.nodes[child as usize].visits < target && stalled < 4 {
-            let before = self.nodes[child as usize].visits;
-            while leaves.len() < batch.max(1) && self.nodes[child as usize].visits + (leaves.len() as u32) < target {
-                match self.select_path(vec![ROOT, child]) {
-                    Select::Evaluate(leaf) => {
-                        positions.push(self.leaf_position(&leaf));
-                        leaves.push(leaf);
-                    }
-                    Select::Terminal => {}
-                    Select::Collision => break,
-                }
-            }
-            if !leaves.is_empty() {
-                evaluator.evaluate(&self.rules, &positions, &mut evals);
-                for (leaf, eval) in leaves.drain(..).zip(&evals) {
-                    self.expand(leaf, eval);
-                }
-                positions.clear();
-            }
-            stalled = if self.nodes[child as usize].visits == before { stalled + 1 } else { 0 };
-        }
     }
 
     /// A root child's value for the root's side to move (0 if unvisited).
