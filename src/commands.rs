@@ -237,3 +237,33 @@ pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: 
     );
     Ok(())
 }
+
+pub fn import_wthor(files: &[PathBuf], run: &Path, games_per_shard: usize) -> Result<()> {
+    let report = othello_train::import::import_wthor(files, &run.join("replay"), games_per_shard)?;
+    for skipped in &report.skipped {
+        eprintln!("skipped {skipped}");
+    }
+    println!(
+        "{} games, {} positions in {} shards in {} ({} games skipped)",
+        report.games,
+        report.positions,
+        report.shards.len(),
+        run.join("replay").display(),
+        report.skipped.len()
+    );
+    Ok(())
+}
+
+pub fn export(model: &Path, out: &Path) -> Result<()> {
+    let model = if model.is_dir() {
+        othello_selfplay::model::newest_model(&model.join("models"))
+            .with_context(|| format!("{}: no model in {}", model.display(), model.join("models").display()))?
+    } else {
+        model.to_path_buf()
+    };
+    let written = othello_train::export::export(&model, out)?;
+    for path in [&written.safetensors, &written.onnx, &written.card, &written.examples] {
+        println!("{}", path.display());
+    }
+    Ok(())
+}

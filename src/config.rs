@@ -6,6 +6,7 @@ use anyhow::{Context, Result};
 use othello_core::Rules;
 use othello_selfplay::network::NetConfig;
 use othello_selfplay::{MctsConfig, SelfPlayConfig};
+use othello_train::TrainConfig;
 use serde::Deserialize;
 
 /// The embedded default config.
@@ -24,6 +25,8 @@ pub struct RunConfig {
     pub mcts: MctsConfig,
     #[serde(default)]
     pub network: NetConfig,
+    #[serde(default)]
+    pub train: TrainConfig,
 }
 
 fn default_seed() -> u64 {
@@ -39,6 +42,7 @@ impl RunConfig {
         let mut config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
         config.selfplay.mcts = config.mcts.clone();
         config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
+        config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
         Ok(config)
     }
 
@@ -49,6 +53,11 @@ impl RunConfig {
     /// The config of a run: `explicit` if given, else the run's own `config.toml`, else the default; a run
     /// without a config.toml gets a copy of the one used, so that every stage of the run reads the same.
     pub fn for_run(run: &Path, explicit: Option<&Path>) -> Result<RunConfig> {
+        Ok(RunConfig::text_for_run(run, explicit)?.0)
+    }
+
+    /// [`RunConfig::for_run`], with the config's text.
+    pub fn text_for_run(run: &Path, explicit: Option<&Path>) -> Result<(RunConfig, String)> {
         let own = run.join("config.toml");
         let (text, origin) = match explicit {
             Some(p) => (
@@ -69,7 +78,7 @@ impl RunConfig {
                 .and_then(|_| std::fs::rename(&tmp, &own))
                 .with_context(|| format!("writing {}", own.display()))?;
         }
-        Ok(config)
+        Ok((config, text))
     }
 }
 

@@ -4,6 +4,7 @@ mod bench;
 mod commands;
 mod config;
 mod selfplay;
+mod train;
 
 use std::path::PathBuf;
 
@@ -110,6 +111,39 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Train the network of RUN on the replay window of RUN/replay; checkpoints go to RUN/models (resumes from
+    /// the newest one).
+    Train {
+        #[arg(long)]
+        run: PathBuf,
+        /// Stop at this step (default: the config's max_steps; 0 there means never).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Stop when there is nothing left to train on (the throttle or no data) instead of waiting.
+        #[arg(long)]
+        exit_when_starved: bool,
+        /// Config file (default: RUN/config.toml, else the embedded default).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
+    /// Turn WTHOR game files into replay shards in RUN/replay (policy target: the move played; value: the result).
+    ImportWthor {
+        /// WTHOR database files (.wtb).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        #[arg(long)]
+        run: PathBuf,
+        #[arg(long, default_value_t = 500)]
+        games_per_shard: usize,
+    },
+    /// Export a model for other frontends: safetensors, ONNX, a model card, and example inputs and outputs.
+    Export {
+        /// A model (`RUN/models/model-<step>.json` or `.bpk`), or a run directory (its newest model).
+        #[arg(long)]
+        model: PathBuf,
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Benchmarks: random games per second, perft leaves per second.
     Bench {
         #[command(subcommand)]
@@ -138,6 +172,11 @@ fn main() -> Result<()> {
         Command::Selfplay { run, games, threads, worker, config } => {
             selfplay::run(&run, games, threads, worker, config.as_deref())
         }
+        Command::Train { run, steps, exit_when_starved, config } => {
+            train::run(&run, config.as_deref(), steps, exit_when_starved)
+        }
+        Command::ImportWthor { files, run, games_per_shard } => commands::import_wthor(&files, &run, games_per_shard),
+        Command::Export { model, out } => commands::export(&model, &out),
         Command::Bench { what } => bench::run(what),
     }
 }

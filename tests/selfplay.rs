@@ -1,21 +1,13 @@
 //! End-to-end tests of the self-play stage: shards that numpy reads the same, and workers killed with `kill -9`.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use othello_selfplay::shard::read_shards;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_othello-zero"))
-}
-
-fn temp_run(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oz-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
-}
+mod common;
+use common::{bin, ensure_python, temp_run};
 
 /// A small, fast config for the tests.
 fn write_config(run: &Path, games_per_shard: usize) {
@@ -24,15 +16,6 @@ fn write_config(run: &Path, games_per_shard: usize) {
          full_search_share = 0.5\ncheap_simulations = 8\nevaluator = \"rollouts\"\nrollouts = 1\n"
     );
     std::fs::write(run.join("config.toml"), text).unwrap();
-}
-
-/// The repository installs what its tests need: numpy, from PyPI, when python3 lacks it.
-fn ensure_numpy() {
-    let has = |py: &mut Command| py.args(["-c", "import numpy"]).status().is_ok_and(|s| s.success());
-    if !has(&mut Command::new("python3")) {
-        let pip = Command::new("python3").args(["-m", "pip", "install", "--quiet", "numpy"]).status();
-        assert!(pip.is_ok_and(|s| s.success()), "installing numpy with pip failed");
-    }
 }
 
 #[test]
@@ -45,7 +28,7 @@ fn numpy_reads_what_rust_wrote() {
     assert!(bad.is_empty() && shards.len() == 1, "{bad:?}");
     let (path, s) = &shards[0];
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/load_shard.py");
-    ensure_numpy();
+    ensure_python(&[("numpy", "numpy")]);
     let py = Command::new("python3").arg(&script).arg(path).output().expect("python3 runs");
     assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
     let own: u32 = s.player.iter().map(|b| b.count_ones()).sum();

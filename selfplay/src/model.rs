@@ -26,6 +26,25 @@ pub struct ModelInfo {
     pub step: u64,
     /// Training samples seen.
     pub samples: u64,
+    /// What the trainer knew when it wrote the checkpoint (absent for a random initialisation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<TrainingInfo>,
+}
+
+/// The trainer's part of a sidecar.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingInfo {
+    /// The rules of the run (`Rules`'s string form).
+    pub rules: String,
+    /// Self-play positions that had arrived, and the replay window's size, at this step.
+    pub positions_seen: u64,
+    pub window: u64,
+    /// Mean losses over the last logging interval, by name.
+    pub losses: std::collections::BTreeMap<String, f32>,
+    /// FNV-1a hash of the run config the trainer ran with (hex), to tell runs apart.
+    pub config_hash: String,
+    /// The optimiser state file beside the weights (`optimizer-<step>.bpk`), while it is kept.
+    pub optimizer_state: Option<String>,
 }
 
 /// File stem of the model at `step`.

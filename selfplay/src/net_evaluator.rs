@@ -208,7 +208,7 @@ mod tests {
         let (config, net, device) = tiny();
         let dir = std::env::temp_dir().join(format!("oz-model-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
-        let info = ModelInfo { architecture: config.clone(), step: 5, samples: 0 };
+        let info = ModelInfo { architecture: config.clone(), step: 5, samples: 0, training: None };
         let path = save_model(&dir, &net, &info).unwrap();
         assert_eq!(crate::model::newest_model(&dir), Some(path.clone()));
         let (loaded, read) = load_model(&path, Some(&config), &device).unwrap();

@@ -76,6 +76,30 @@ pub fn pack_rules(r: &Rules) -> u16 {
         | ((r.first == Color::White) as u16) << 9
 }
 
+/// The rules back from [`pack_rules`]. A custom start comes back as `Start::Custom` of the standard start
+/// position: the packed form does not keep the position, and nothing a trainer asks of the rules (legal moves,
+/// board mask) depends on it.
+pub fn unpack_rules(packed: u16) -> Rules {
+    let start = match packed >> 7 & 3 {
+        0 => Start::Standard,
+        1 => Start::Mirrored,
+        2 => Start::EmptyCentre,
+        _ => Start::Custom(Rules::othello().start_position()),
+    };
+    Rules {
+        size: (packed & 0xf) as u8,
+        start,
+        first: if packed >> 9 & 1 == 1 { Color::White } else { Color::Black },
+        passing: packed >> 4 & 1 == 1,
+        scoring: if packed >> 5 & 1 == 1 { Scoring::EmptiesToWinner } else { Scoring::DiscCount },
+        objective: if packed >> 6 & 1 == 1 {
+            othello_core::Objective::FewestDiscs
+        } else {
+            othello_core::Objective::MostDiscs
+        },
+    }
+}
+
 impl Shard {
     pub fn len(&self) -> usize {
         self.player.len()
@@ -305,6 +329,14 @@ mod tests {
             assert!(e.to_string().contains(".npz"), "{e}");
         }
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn rules_unpack_to_what_was_packed() {
+        for text in ["othello", "reverse", "traditional", "othello,6x6,empties", "othello,4x4,mirror", "reverse,6x6"] {
+            let rules: Rules = text.parse().unwrap();
+            assert_eq!(unpack_rules(pack_rules(&rules)), rules, "{text}");
+        }
     }
 
     #[test]

@@ -259,7 +259,7 @@ mod tests {
         run_twice_same(&opts);
         let device = burn::tensor::Device::flex();
         let net = NetConfig::new(1, 8).init_seeded(&device, 99);
-        let info = crate::model::ModelInfo { architecture: NetConfig::new(1, 8), step: 42, samples: 0 };
+        let info = crate::model::ModelInfo { architecture: NetConfig::new(1, 8), step: 42, samples: 0, training: None };
         crate::model::save_model(&dir.join("models"), &net, &info).unwrap();
         opts.games = 4;
         run(&opts, &Progress::default()).unwrap();

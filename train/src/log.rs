@@ -1,0 +1,110 @@
+//! The training log in `RUN/logs`: TensorBoard event files (one per trainer session, as TensorBoard expects) and
+//! `scalars.csv`, the same figures as plain text. A resumed trainer first cuts `scalars.csv` back to its
+//! checkpoint's step, so the file never holds a step twice; TensorBoard itself drops the orphaned points of an
+//! older event file when a newer one goes back in steps.
+
+use std::fs::{File, OpenOptions};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+
+use tensorboard_rs::summary_writer::SummaryWriter;
+use thiserror::Error;
+
+use crate::trainer::LogLine;
+
+#[derive(Debug, Error)]
+#[error("training log {}: {problem}", path.display())]
+pub struct LogError {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+/// The columns of `scalars.csv`.
+pub const COLUMNS: [&str; 13] = [
+    "step",
+    "samples",
+    "learning_rate",
+    "window",
+    "positions",
+    "samples_per_second",
+    "loss",
+    "policy_loss",
+    "value_loss",
+    "margin_loss",
+    "ownership_loss",
+    "policy_entropy",
+    "value_accuracy",
+];
+
+pub struct RunLog {
+    csv: File,
+    csv_path: PathBuf,
+    tensorboard: SummaryWriter,
+}
+
+impl RunLog {
+    /// Opens the log of a run continuing after `step`: lines of later steps (written after the checkpoint a
+    /// killed trainer resumes from) are dropped.
+    pub fn open(dir: &Path, step: u64) -> Result<RunLog, LogError> {
+        let csv_path = dir.join("scalars.csv");
+        let err = |problem: String| LogError { path: csv_path.clone(), problem };
+        std::fs::create_dir_all(dir).map_err(|e| err(format!("creating {}: {e}", dir.display())))?;
+        let header = COLUMNS.join(",");
+        let mut kept = vec![header.clone()];
+        if let Ok(file) = File::open(&csv_path) {
+            for (i, line) in BufReader::new(file).lines().enumerate() {
+                let line = line.map_err(|e| err(format!("line {}: {e}", i + 1)))?;
+                if i == 0 {
+                    if line != header {
+                        return Err(err(format!("line 1: unexpected header '{line}'")));
+                    }
+                    continue;
+                }
+                // A line cut short by a kill has fewer columns: dropped like the lines after the checkpoint.
+                let logged_step = line.split(',').next().and_then(|s| s.parse::<u64>().ok());
+                if line.split(',').count() == COLUMNS.len() && logged_step.is_some_and(|s| s <= step) {
+                    kept.push(line);
+                }
+            }
+        }
+        let tmp = dir.join(".scalars.csv.tmp");
+        std::fs::write(&tmp, kept.join("\n") + "\n")
+            .and_then(|_| std::fs::rename(&tmp, &csv_path))
+            .map_err(|e| err(e.to_string()))?;
+        let csv = OpenOptions::new().append(true).open(&csv_path).map_err(|e| err(e.to_string()))?;
+        Ok(RunLog { csv, csv_path, tensorboard: SummaryWriter::new(dir) })
+    }
+
+    pub fn write(&mut self, line: &LogLine) -> Result<(), LogError> {
+        let mut values = vec![
+            ("learning_rate", line.learning_rate as f32),
+            ("window", line.window as f32),
+            ("positions", line.positions as f32),
+            ("samples_per_second", line.samples_per_second as f32),
+        ];
+        values.extend(line.figures.named());
+        let step = line.step as usize;
+        for (name, value) in &values {
+            self.tensorboard.add_scalar(name, *value, step);
+        }
+        self.tensorboard.flush();
+        let mut text = format!("{},{}", line.step, line.samples);
+        for (_, value) in &values {
+            text.push_str(&format!(",{value}"));
+        }
+        writeln!(self.csv, "{text}").map_err(|e| LogError { path: self.csv_path.clone(), problem: e.to_string() })
+    }
+}
+
+/// Reads `scalars.csv` back: one row of values per logged step, in the order of [`COLUMNS`].
+pub fn read_scalars(path: &Path) -> Result<Vec<Vec<f64>>, LogError> {
+    let err = |problem: String| LogError { path: path.to_path_buf(), problem };
+    let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
+    text.lines()
+        .enumerate()
+        .skip(1)
+        .map(|(i, line)| {
+            line.split(',').map(|v| v.parse::<f64>().map_err(|e| err(format!("line {}: '{v}': {e}", i + 1)))).collect()
+        })
+        .collect()
+}

@@ -1,0 +1,108 @@
+//! The training objective: policy cross-entropy over the legal moves, value and auxiliary losses, with the
+//! configured weights; and the figures logged beside them.
+
+use burn::tensor::activation::log_softmax;
+use burn::tensor::{Device, Tensor, TensorData};
+use othello_selfplay::evaluator::POLICY_SIZE;
+use othello_selfplay::network::{Network, PLANES};
+
+use crate::batch::Batch;
+use crate::config::TrainConfig;
+
+/// The figures of one step (or the mean of several).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct StepFigures {
+    pub loss: f32,
+    pub policy_loss: f32,
+    pub value_loss: f32,
+    pub margin_loss: f32,
+    pub ownership_loss: f32,
+    /// Entropy of the predicted policy over the legal moves (nats).
+    pub policy_entropy: f32,
+    /// Share of decided games whose winner the value head predicts (sign of the value).
+    pub value_accuracy: f32,
+}
+
+impl StepFigures {
+    /// Names and values, in the order of the CSV log's columns.
+    pub fn named(&self) -> [(&'static str, f32); 7] {
+        [
+            ("loss", self.loss),
+            ("policy_loss", self.policy_loss),
+            ("value_loss", self.value_loss),
+            ("margin_loss", self.margin_loss),
+            ("ownership_loss", self.ownership_loss),
+            ("policy_entropy", self.policy_entropy),
+            ("value_accuracy", self.value_accuracy),
+        ]
+    }
+
+    pub fn add(&mut self, other: &StepFigures, weight: f32) {
+        self.loss += other.loss * weight;
+        self.policy_loss += other.policy_loss * weight;
+        self.value_loss += other.value_loss * weight;
+        self.margin_loss += other.margin_loss * weight;
+        self.ownership_loss += other.ownership_loss * weight;
+        self.policy_entropy += other.policy_entropy * weight;
+        self.value_accuracy += other.value_accuracy * weight;
+    }
+}
+
+/// The batch as tensors on `device`.
+pub struct Targets {
+    pub planes: Tensor<4>,
+    pub policy: Tensor<2>,
+    pub legal_mask: Tensor<2>,
+    pub policy_weight: Tensor<2>,
+    pub value: Tensor<2>,
+    pub margin: Tensor<2>,
+    pub ownership: Tensor<2>,
+}
+
+impl Targets {
+    pub fn new(batch: &Batch, device: &Device) -> Targets {
+        let n = batch.n;
+        let t2 = |v: &[f32], w: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [n, w]), device);
+        Targets {
+            planes: Tensor::from_data(TensorData::new(batch.planes.clone(), [n, PLANES.len(), 8, 8]), device),
+            policy: t2(&batch.policy, POLICY_SIZE),
+            legal_mask: t2(&batch.legal_mask, POLICY_SIZE),
+            policy_weight: t2(&batch.policy_weight, 1),
+            value: t2(&batch.value, 1),
+            margin: t2(&batch.margin, 1),
+            ownership: t2(&batch.ownership, 64),
+        }
+    }
+}
+
+/// The weighted loss of `net` on a batch (to differentiate), and its figures.
+pub fn loss(net: &Network, t: Targets, config: &TrainConfig) -> (Tensor<1>, StepFigures) {
+    let out = net.forward(t.planes);
+    let log_policy = log_softmax(out.policy + t.legal_mask, 1);
+    let policy_loss = (t.policy * log_policy.clone() * t.policy_weight).sum_dim(1).mean().neg();
+    let value_target = t.value;
+    let value_loss = (out.value.clone() - value_target.clone()).square().mean();
+    let margin_loss = (out.margin - t.margin).square().mean();
+    let ownership_loss = (out.ownership - t.ownership).square().mean();
+    let total = policy_loss.clone().mul_scalar(config.policy_weight)
+        + value_loss.clone().mul_scalar(config.value_weight)
+        + margin_loss.clone().mul_scalar(config.margin_weight)
+        + ownership_loss.clone().mul_scalar(config.ownership_weight);
+
+    let log_policy = log_policy.detach();
+    let entropy = (log_policy.clone().exp() * log_policy).sum_dim(1).mean().neg();
+    let predicted = out.value.detach().into_data().try_into_vec::<f32>().unwrap_or_default();
+    let actual = value_target.into_data().try_into_vec::<f32>().unwrap_or_default();
+    let decided: Vec<(f32, f32)> = predicted.into_iter().zip(actual).filter(|(_, a)| *a != 0.0).collect();
+    let right = decided.iter().filter(|(p, a)| p.signum() == a.signum()).count();
+    let figures = StepFigures {
+        loss: total.clone().detach().into_scalar(),
+        policy_loss: policy_loss.into_scalar(),
+        value_loss: value_loss.into_scalar(),
+        margin_loss: margin_loss.into_scalar(),
+        ownership_loss: ownership_loss.into_scalar(),
+        policy_entropy: entropy.into_scalar(),
+        value_accuracy: if decided.is_empty() { 0.0 } else { right as f32 / decided.len() as f32 },
+    };
+    (total, figures)
+}

@@ -1,0 +1,444 @@
+//! The trainer: waits for self-play data, samples the replay window, steps the optimiser, logs, and writes
+//! checkpoints that self-play picks up. Everything it needs to continue is in `RUN/models` (weights, optimiser
+//! state, sidecar), so a trainer killed at any moment resumes from its newest checkpoint.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use burn::module::Module;
+use burn::optim::decay::WeightDecayConfig;
+use burn::optim::momentum::MomentumConfig;
+use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
+use burn::tensor::Device;
+use othello_core::playout::game_rng;
+use othello_core::Rules;
+use othello_selfplay::model::{load_model, model_stem, newest_model, save_model, ModelError, ModelInfo, TrainingInfo};
+use othello_selfplay::network::{NetConfig, Network};
+use othello_selfplay::shard::ShardError;
+use thiserror::Error;
+
+use crate::batch::{Batch, SquareMaps};
+use crate::config::TrainConfig;
+use crate::log::{LogError, RunLog};
+use crate::loss::{loss, StepFigures, Targets};
+use crate::window::ReplayWindow;
+
+#[derive(Debug, Error)]
+pub enum TrainError {
+    #[error(transparent)]
+    Model(#[from] ModelError),
+    #[error("optimiser state {}: {problem}", path.display())]
+    Optimizer { path: PathBuf, problem: String },
+    #[error(transparent)]
+    Log(#[from] LogError),
+    #[error("train config: {0}")]
+    Config(String),
+}
+
+/// What a trainer is asked to do.
+#[derive(Clone, Debug)]
+pub struct TrainOptions {
+    pub run: PathBuf,
+    pub rules: Rules,
+    pub network: NetConfig,
+    pub config: TrainConfig,
+    /// The run's seed: the initial weights (the same random initialisation self-play uses before the first
+    /// checkpoint) and every step's sample draw.
+    pub seed: u64,
+    /// The whole run config's text, hashed into every sidecar.
+    pub config_hash: String,
+    /// Where to train (an autodiff device is made from it).
+    pub device: Device,
+    /// Return when the throttle or a lack of data stops training, instead of waiting for self-play.
+    pub exit_when_starved: bool,
+}
+
+/// What the trainer reports while it runs.
+pub enum Event<'a> {
+    Resumed {
+        step: u64,
+        from: &'a Path,
+    },
+    Rejected(&'a ShardError),
+    /// Training waits: it needs `needed` positions to have arrived, `arrived` have.
+    Waiting {
+        arrived: u64,
+        needed: u64,
+    },
+    Logged(&'a LogLine),
+    Checkpoint(&'a Path),
+}
+
+/// One line of the training log: the means since the previous line.
+#[derive(Clone, Debug, Default)]
+pub struct LogLine {
+    pub step: u64,
+    pub samples: u64,
+    pub learning_rate: f64,
+    pub window: u64,
+    pub positions: u64,
+    pub samples_per_second: f64,
+    pub figures: StepFigures,
+}
+
+/// Why `run` returned.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// `max_steps` reached.
+    Steps,
+    /// No data to train on and `exit_when_starved`.
+    Starved,
+}
+
+pub struct Trainer {
+    opts: TrainOptions,
+    device: Device,
+    net: Network,
+    optim: ModuleOptimizer,
+    /// Steps done and samples trained on.
+    pub step: u64,
+    pub samples: u64,
+    window: ReplayWindow,
+    log: RunLog,
+    maps: SquareMaps,
+    /// The checkpoint this trainer continues, if any.
+    pub resumed_from: Option<PathBuf>,
+}
+
+impl Trainer {
+    /// Opens the run: the newest checkpoint with its optimiser state if there is one, else the run's random
+    /// initialisation.
+    pub fn open(opts: TrainOptions) -> Result<Trainer, TrainError> {
+        opts.config.validate().map_err(TrainError::Config)?;
+        let device = opts.device.clone().autodiff();
+        let models = opts.run.join("models");
+        let mut optim = new_optimizer(&opts.config);
+        let (net, step, samples, resumed) = match newest_model(&models) {
+            Some(path) => {
+                let (net, info) = load_model(&path, Some(&opts.network), &device)?;
+                let state = info.training.as_ref().and_then(|t| t.optimizer_state.as_ref()).map(|f| models.join(f));
+                if let Some(state) = state.filter(|p| p.exists()) {
+                    optim = optim
+                        .load(&state)
+                        .map_err(|e| TrainError::Optimizer { path: state.clone(), problem: format!("{e:?}") })?;
+                }
+                (net, info.step, info.samples, Some(path))
+            }
+            None => (opts.network.init_seeded(&device, opts.seed), 0, 0, None),
+        };
+        let log = RunLog::open(&opts.run.join("logs"), step)?;
+        Ok(Trainer {
+            window: ReplayWindow::new(&opts.run.join("replay")),
+            device,
+            net,
+            optim,
+            step,
+            samples,
+            log,
+            maps: SquareMaps::default(),
+            resumed_from: resumed,
+            opts,
+        })
+    }
+
+    /// The network being trained.
+    pub fn network(&self) -> &Network {
+        &self.net
+    }
+
+    /// Trains until `max_steps` (config or `limit`), or until starved when `exit_when_starved`.
+    pub fn run(&mut self, limit: Option<u64>, on_event: &mut dyn FnMut(Event)) -> Result<Stop, TrainError> {
+        let config = self.opts.config.clone();
+        let max_steps = limit.or((config.max_steps > 0).then_some(config.max_steps));
+        if let Some(from) = self.resumed_from.clone() {
+            on_event(Event::Resumed { step: self.step, from: &from });
+        }
+        let poll = Duration::from_secs_f64(config.poll_seconds.max(0.01));
+        let mut last_look: Option<Instant> = None;
+        let mut interval = Interval::default();
+        loop {
+            if max_steps.is_some_and(|m| self.step >= m) {
+                self.checkpoint(&interval.last, on_event)?;
+                return Ok(Stop::Steps);
+            }
+            if last_look.is_none_or(|t| t.elapsed() >= poll) || !self.may_train() {
+                for e in self.window.refresh().rejected {
+                    on_event(Event::Rejected(&e));
+                }
+                last_look = Some(Instant::now());
+            }
+            if !self.may_train() {
+                if self.opts.exit_when_starved {
+                    self.checkpoint(&interval.last, on_event)?;
+                    return Ok(Stop::Starved);
+                }
+                on_event(Event::Waiting { arrived: self.window.arrived(), needed: self.positions_needed() });
+                std::thread::sleep(poll);
+                continue;
+            }
+            let started = Instant::now();
+            let window = config.window_size(self.window.arrived());
+            self.window.evict(window);
+            let mut rng = game_rng(self.opts.seed, self.step);
+            let batch = Batch::draw(config.batch_size, &self.maps, &mut rng, &self.window, window);
+            let figures = self.train_on(&batch);
+            interval.add(&figures, batch.n, started.elapsed());
+            if self.step % config.log_every == 0 {
+                let line = LogLine {
+                    step: self.step,
+                    samples: self.samples,
+                    learning_rate: config.learning_rate_at(self.step - 1),
+                    window,
+                    positions: self.window.arrived(),
+                    samples_per_second: interval.samples as f64 / interval.busy.as_secs_f64().max(1e-9),
+                    figures: interval.mean(),
+                };
+                self.log.write(&line)?;
+                on_event(Event::Logged(&line));
+                interval = Interval { last: line.figures, ..Default::default() };
+            }
+            if self.step % config.checkpoint_every == 0 {
+                self.checkpoint(&interval.last, on_event)?;
+            }
+        }
+    }
+
+    /// One optimisation step on `batch` (at the learning rate of the current step); returns its figures.
+    pub fn train_on(&mut self, batch: &Batch) -> StepFigures {
+        let lr = self.opts.config.learning_rate_at(self.step);
+        let (total, figures) = loss(&self.net, Targets::new(batch, &self.device), &self.opts.config);
+        let grads = GradientsParams::from_grads(total.backward(), &self.net);
+        self.net = self.optim.step(lr, self.net.clone(), grads);
+        self.step += 1;
+        self.samples += batch.n as u64;
+        figures
+    }
+
+    /// The throttle and the minimum: may one more batch be drawn?
+    fn may_train(&self) -> bool {
+        self.window.arrived() >= self.positions_needed()
+    }
+
+    /// Positions that must have arrived before the next step.
+    fn positions_needed(&self) -> u64 {
+        let c = &self.opts.config;
+        let by_throttle = ((self.samples + c.batch_size as u64) as f64 / c.samples_per_position).ceil() as u64;
+        by_throttle.max(c.min_positions)
+    }
+
+    /// Writes the checkpoint of the current step (unless it exists): optimiser state, weights, then the sidecar
+    /// that makes the model visible. Then drops optimiser states beyond the configured number.
+    fn checkpoint(&mut self, figures: &StepFigures, on_event: &mut dyn FnMut(Event)) -> Result<(), TrainError> {
+        let models = self.opts.run.join("models");
+        let stem = model_stem(self.step);
+        if models.join(format!("{stem}.json")).exists() {
+            return Ok(());
+        }
+        let state_name = format!("optimizer-{:09}.bpk", self.step);
+        let state = models.join(&state_name);
+        let tmp = models.join(format!(".tmp-{state_name}"));
+        let fail = |problem: String| TrainError::Optimizer { path: state.clone(), problem };
+        std::fs::create_dir_all(&models).map_err(|e| fail(format!("creating {}: {e}", models.display())))?;
+        self.optim.save(&tmp).map_err(|e| fail(format!("{e:?}")))?;
+        std::fs::rename(&tmp, &state).map_err(|e| fail(e.to_string()))?;
+        let window = self.opts.config.window_size(self.window.arrived());
+        let info = ModelInfo {
+            architecture: self.opts.network.clone(),
+            step: self.step,
+            samples: self.samples,
+            training: Some(TrainingInfo {
+                rules: self.opts.rules.to_string(),
+                positions_seen: self.window.arrived(),
+                window,
+                losses: figures.named().iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                config_hash: self.opts.config_hash.clone(),
+                optimizer_state: Some(state_name),
+            }),
+        };
+        let sidecar = save_model(&models, &self.net.valid(), &info)?;
+        self.prune_optimizer_states(&models);
+        on_event(Event::Checkpoint(&sidecar));
+        Ok(())
+    }
+
+    /// Keeps the newest `keep_optimizer_states` optimiser states; a missing one only means a fresh optimiser.
+    fn prune_optimizer_states(&self, models: &Path) {
+        let Ok(entries) = std::fs::read_dir(models) else { return };
+        let mut states: Vec<PathBuf> = entries
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("optimizer-")))
+            .collect();
+        states.sort();
+        let excess = states.len().saturating_sub(self.opts.config.keep_optimizer_states.max(1));
+        for old in &states[..excess] {
+            let _ = std::fs::remove_file(old);
+        }
+    }
+}
+
+/// Figures accumulated between two log lines.
+#[derive(Default)]
+struct Interval {
+    sum: StepFigures,
+    steps: u32,
+    samples: u64,
+    busy: Duration,
+    /// The previous line's means (for a checkpoint written before the next line).
+    last: StepFigures,
+}
+
+impl Interval {
+    fn add(&mut self, figures: &StepFigures, samples: usize, busy: Duration) {
+        self.sum.add(figures, 1.0);
+        self.steps += 1;
+        self.samples += samples as u64;
+        self.busy += busy;
+    }
+    fn mean(&self) -> StepFigures {
+        let mut m = StepFigures::default();
+        m.add(&self.sum, 1.0 / self.steps.max(1) as f32);
+        m
+    }
+}
+
+fn new_optimizer(c: &TrainConfig) -> ModuleOptimizer {
+    match c.optimizer.as_str() {
+        "sgd" => SgdConfig::new()
+            .with_momentum(Some(MomentumConfig::new().with_momentum(c.momentum).with_dampening(0.0)))
+            .with_weight_decay(Some(WeightDecayConfig::new(c.weight_decay)))
+            .init(),
+        _ => AdamWConfig::new().with_weight_decay(c.weight_decay).init(),
+    }
+}
+
+/// FNV-1a of `text`, in hex: a stable fingerprint of a config (std's hasher may change between releases).
+pub fn fingerprint(text: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in text.bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::Tensor;
+    use othello_selfplay::evaluator::RolloutEvaluator;
+    use othello_selfplay::shard::{Provenance, Shard};
+    use othello_selfplay::{play_game, SelfPlayConfig};
+
+    fn run_with_games(name: &str, games: u64) -> PathBuf {
+        let run = std::env::temp_dir().join(format!("oz-trainer-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&run);
+        let config = SelfPlayConfig { simulations: 8, ..Default::default() };
+        let mut shard = Shard::default();
+        for g in 0..games {
+            let record = play_game(Rules::othello(), &mut RolloutEvaluator::new(g, 1), &config, g);
+            shard.push_game(&record, Provenance { model: 0, game: g, worker: 0 });
+        }
+        shard.write_atomic(&run.join("replay"), "s.npz").unwrap();
+        run
+    }
+
+    fn options(run: &Path) -> TrainOptions {
+        TrainOptions {
+            run: run.to_path_buf(),
+            rules: Rules::othello(),
+            network: NetConfig::new(1, 8),
+            config: TrainConfig {
+                batch_size: 16,
+                min_positions: 1,
+                samples_per_position: 1000.0,
+                checkpoint_every: 10,
+                log_every: 5,
+                warmup_steps: 5,
+                ..Default::default()
+            },
+            seed: 7,
+            config_hash: fingerprint("test"),
+            device: Device::flex(),
+            exit_when_starved: true,
+        }
+    }
+
+    /// The outputs of a network on fixed inputs: equal outputs, equal weights (for this purpose).
+    fn outputs(net: &Network) -> Vec<f32> {
+        let device = Device::flex();
+        let input = Tensor::<4>::from_data(
+            burn::tensor::TensorData::new((0..2 * 6 * 64).map(|i| (i % 3) as f32).collect::<Vec<f32>>(), [2, 6, 8, 8]),
+            &device,
+        );
+        net.valid().forward(input).policy.into_data().try_into_vec::<f32>().unwrap()
+    }
+
+    /// A trainer stopped at a checkpoint and reopened continues exactly where an uninterrupted one goes: the
+    /// step counter, the optimiser's moments (AdamW's state makes a fresh optimiser take different steps) and
+    /// the weights all carry over.
+    #[test]
+    fn a_reopened_trainer_continues_like_an_uninterrupted_one() {
+        let run = run_with_games("resume", 4);
+        let mut straight = Trainer::open(options(&run)).unwrap();
+        straight.run(Some(30), &mut |_| {}).unwrap();
+        let expected = outputs(straight.network());
+        std::fs::remove_dir_all(run.join("models")).unwrap();
+        std::fs::remove_dir_all(run.join("logs")).unwrap();
+
+        let mut first = Trainer::open(options(&run)).unwrap();
+        first.run(Some(20), &mut |_| {}).unwrap();
+        drop(first);
+        let mut second = Trainer::open(options(&run)).unwrap();
+        assert_eq!((second.step, second.samples), (20, 320));
+        assert!(second.resumed_from.as_ref().unwrap().ends_with("model-000000020.json"));
+        second.run(Some(30), &mut |_| {}).unwrap();
+        let resumed = outputs(second.network());
+        let diff = expected.iter().zip(&resumed).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff < 1e-4, "resumed run differs by {diff}");
+
+        // Without its optimiser state the same resume goes elsewhere: the check above can fail.
+        std::fs::remove_dir_all(run.join("models")).unwrap();
+        let mut first = Trainer::open(options(&run)).unwrap();
+        first.run(Some(20), &mut |_| {}).unwrap();
+        for e in std::fs::read_dir(run.join("models")).unwrap() {
+            let p = e.unwrap().path();
+            if p.to_string_lossy().contains("optimizer-") {
+                std::fs::remove_file(p).unwrap();
+            }
+        }
+        let mut second = Trainer::open(options(&run)).unwrap();
+        second.run(Some(30), &mut |_| {}).unwrap();
+        let fresh = outputs(second.network());
+        let diff = expected.iter().zip(&fresh).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        assert!(diff > 1e-3, "a fresh optimiser should differ, got {diff}");
+
+        // The log holds each step once, in order.
+        let rows = crate::log::read_scalars(&run.join("logs/scalars.csv")).unwrap();
+        let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
+        assert_eq!(steps, vec![5.0, 10.0, 15.0, 20.0, 25.0, 30.0]);
+        let _ = std::fs::remove_dir_all(&run);
+    }
+
+    #[test]
+    fn the_throttle_stops_training_when_self_play_is_slow() {
+        let run = run_with_games("throttle", 1);
+        let mut opts = options(&run);
+        opts.config.samples_per_position = 2.0;
+        let positions = Shard::read(&run.join("replay/s.npz")).unwrap().len() as u64;
+        let mut trainer = Trainer::open(opts).unwrap();
+        assert_eq!(trainer.run(None, &mut |_| {}).unwrap(), Stop::Starved);
+        assert_eq!(trainer.samples, 2 * positions / 16 * 16);
+        let _ = std::fs::remove_dir_all(&run);
+    }
+
+    #[test]
+    fn a_checkpoint_of_another_architecture_is_refused_by_name() {
+        let run = run_with_games("arch", 1);
+        let mut trainer = Trainer::open(options(&run)).unwrap();
+        trainer.run(Some(10), &mut |_| {}).unwrap();
+        let mut opts = options(&run);
+        opts.network = NetConfig::new(2, 8);
+        let err = Trainer::open(opts).err().unwrap().to_string();
+        assert!(err.contains("model-000000010.bpk") && err.contains("1x8") && err.contains("2x8"), "{err}");
+        let _ = std::fs::remove_dir_all(&run);
+    }
+}
