@@ -36,6 +36,22 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 5.0)]
         seconds: f64,
     },
+    /// Training: samples/s of a bare Burn training step on one fixed batch, of the trainer's whole step (draw,
+    /// augment, encode, step), and of the loader alone, on self-play shards made for the purpose.
+    Train {
+        #[arg(long, default_value_t = 4)]
+        blocks: usize,
+        #[arg(long, default_value_t = 64)]
+        filters: usize,
+        #[arg(long, default_value_t = 256)]
+        batch: usize,
+        /// Seconds per measurement.
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Measurements of each kind, taken in turn; the best of each is reported.
+        #[arg(long, default_value_t = 3)]
+        rounds: u32,
+    },
     /// Perft from the start position on one core, leaves convention (Egaroucid mode 1) by default.
     Perft {
         #[arg(long, default_value_t = 11)]
@@ -90,6 +106,9 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
             }
         }
         BenchCommand::Net { blocks, filters, batch, seconds } => net(blocks, filters, batch, seconds),
+        BenchCommand::Train { blocks, filters, batch, seconds, rounds } => {
+            train(blocks, filters, batch, seconds, rounds)?
+        }
         BenchCommand::Perft { depth, convention, kernel, repeat } => {
             println!("perft {depth} ({convention}) from the start position, 1 thread, best of {repeat}");
             for k in kernels(kernel)? {
@@ -139,4 +158,29 @@ fn net(blocks: usize, filters: usize, batch: usize, seconds: f64) {
     });
     let matmul_gflops = matmuls * 2.0 * (n * n * n) as f64 / 1e9;
     println!("{positions_per_s:.0} positions/s, {gflops:.1} GFLOP/s ({:.0}% of a {n}x{n} matrix product's {matmul_gflops:.1} GFLOP/s)", 100.0 * gflops / matmul_gflops);
+}
+
+fn train(blocks: usize, filters: usize, batch: usize, seconds: f64, rounds: u32) -> Result<()> {
+    use othello_train::bench::{bench_train, synthetic_replay};
+    let run = std::env::temp_dir().join(format!("othello-zero-bench-train-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&run);
+    let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
+    println!("training {blocks}x{filters}, batch {batch}, AdamW, flex backend, threads: {threads}");
+    let positions = synthetic_replay(&run, 400)?;
+    let result = bench_train(&run, othello_selfplay::network::NetConfig::new(blocks, filters), batch, seconds, rounds);
+    let _ = std::fs::remove_dir_all(&run);
+    let r = result?;
+    println!("replay window: {positions} positions; best of {rounds} rounds of {seconds} s");
+    println!("bare training step (fixed batch):   {:>9.0} samples/s", r.bare);
+    println!(
+        "trainer step (draw+augment+encode): {:>9.0} samples/s ({:.1}% of bare)",
+        r.trainer,
+        100.0 * r.trainer / r.bare
+    );
+    println!(
+        "loader alone:                       {:>9.0} samples/s ({:.0}x what the trainer consumes)",
+        r.loader,
+        r.loader / r.trainer
+    );
+    Ok(())
 }

@@ -3,6 +3,7 @@
 mod bench;
 mod commands;
 mod config;
+mod pipeline;
 mod selfplay;
 mod train;
 
@@ -111,6 +112,20 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
+    /// Train a player from scratch (or continue): a self-play worker and the trainer as two processes sharing
+    /// RUN, until the trainer reaches STEPS. Output of each in RUN/logs.
+    Pipeline {
+        #[arg(long)]
+        run: PathBuf,
+        #[arg(long, default_value_t = 2000)]
+        steps: u64,
+        /// Self-play threads (default: the cores of this machine).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Config file (default: RUN/config.toml, else the embedded default).
+        #[arg(long)]
+        config: Option<PathBuf>,
+    },
     /// Train the network of RUN on the replay window of RUN/replay; checkpoints go to RUN/models (resumes from
     /// the newest one).
     Train {
@@ -171,6 +186,10 @@ fn main() -> Result<()> {
         }
         Command::Selfplay { run, games, threads, worker, config } => {
             selfplay::run(&run, games, threads, worker, config.as_deref())
+        }
+        Command::Pipeline { run, steps, threads, config } => {
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            pipeline::run(&run, steps, threads, config.as_deref())
         }
         Command::Train { run, steps, exit_when_starved, config } => {
             train::run(&run, config.as_deref(), steps, exit_when_starved)

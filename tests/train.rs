@@ -140,3 +140,21 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     assert!(!py.status.success(), "{}", String::from_utf8_lossy(&py.stdout));
     let _ = std::fs::remove_dir_all(&run);
 }
+
+#[test]
+fn the_pipeline_trains_from_self_play_it_starts_itself() {
+    let run = temp_run("pipeline");
+    let config = "seed = 2\n[selfplay]\nsimulations = 8\ngames_per_shard = 2\n[network]\nblocks = 1\nfilters = 8\n\
+                  [train]\nbatch_size = 32\nmin_positions = 120\ncheckpoint_every = 10\nlog_every = 5\npoll_seconds = 0.2\n";
+    std::fs::write(run.join("config.toml"), config).unwrap();
+    let out = bin().args(["pipeline", "--run", run.to_str().unwrap(), "--steps", "20", "--threads", "1"]).output();
+    let out = out.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let info = read_info(&run.join("models/model-000000020.json")).unwrap();
+    let training = info.training.unwrap();
+    // The throttle held: no more than 4 samples per self-play position that had arrived.
+    assert!(info.samples as f64 <= 4.0 * training.positions_seen as f64, "{training:?}");
+    let log = std::fs::read_to_string(run.join("logs/train.log")).unwrap();
+    assert!(log.contains("checkpoint") && log.contains("stopped at step 20"), "{log}");
+    let _ = std::fs::remove_dir_all(&run);
+}

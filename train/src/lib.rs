@@ -4,6 +4,7 @@
 
 pub mod agreement;
 pub mod batch;
+pub mod bench;
 pub mod config;
 pub mod export;
 pub mod import;

@@ -49,6 +49,7 @@ impl StepFigures {
 }
 
 /// The batch as tensors on `device`.
+#[derive(Clone)]
 pub struct Targets {
     pub planes: Tensor<4>,
     pub policy: Tensor<2>,

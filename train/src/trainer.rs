@@ -146,6 +146,11 @@ impl Trainer {
         &self.net
     }
 
+    /// The device the trainer computes on (autodiff).
+    pub fn device(&self) -> &Device {
+        &self.device
+    }
+
     /// Trains until `max_steps` (config or `limit`), or until starved when `exit_when_starved`.
     pub fn run(&mut self, limit: Option<u64>, on_event: &mut dyn FnMut(Event)) -> Result<Stop, TrainError> {
         let config = self.opts.config.clone();
@@ -162,7 +167,7 @@ impl Trainer {
                 return Ok(Stop::Steps);
             }
             if last_look.is_none_or(|t| t.elapsed() >= poll) || !self.may_train() {
-                for e in self.window.refresh().rejected {
+                for e in self.refresh().rejected {
                     on_event(Event::Rejected(&e));
                 }
                 last_look = Some(Instant::now());
@@ -177,10 +182,7 @@ impl Trainer {
                 continue;
             }
             let started = Instant::now();
-            let window = config.window_size(self.window.arrived());
-            self.window.evict(window);
-            let mut rng = game_rng(self.opts.seed, self.step);
-            let batch = Batch::draw(config.batch_size, &self.maps, &mut rng, &self.window, window);
+            let (batch, window) = self.next_batch();
             let figures = self.train_on(&batch);
             interval.add(&figures, batch.n, started.elapsed());
             if self.step % config.log_every == 0 {
@@ -203,14 +205,34 @@ impl Trainer {
         }
     }
 
+    /// The batch of the current step (drawn with the step's own seed, so a resumed run draws the same) and the
+    /// window size it was drawn from.
+    pub fn next_batch(&mut self) -> (Batch, u64) {
+        let window = self.opts.config.window_size(self.window.arrived());
+        self.window.evict(window);
+        let mut rng = game_rng(self.opts.seed, self.step);
+        (Batch::draw(self.opts.config.batch_size, &self.maps, &mut rng, &self.window, window), window)
+    }
+
+    /// Reads the shards that arrived since the last look.
+    pub fn refresh(&mut self) -> crate::window::Arrivals {
+        self.window.refresh()
+    }
+
     /// One optimisation step on `batch` (at the learning rate of the current step); returns its figures.
     pub fn train_on(&mut self, batch: &Batch) -> StepFigures {
+        self.step_on(Targets::new(batch, &self.device))
+    }
+
+    /// [`Trainer::train_on`] for a batch already on the device.
+    pub fn step_on(&mut self, targets: Targets) -> StepFigures {
+        let [n, _] = targets.policy.dims();
         let lr = self.opts.config.learning_rate_at(self.step);
-        let (total, figures) = loss(&self.net, Targets::new(batch, &self.device), &self.opts.config);
+        let (total, figures) = loss(&self.net, targets, &self.opts.config);
         let grads = GradientsParams::from_grads(total.backward(), &self.net);
         self.net = self.optim.step(lr, self.net.clone(), grads);
         self.step += 1;
-        self.samples += batch.n as u64;
+        self.samples += n as u64;
         figures
     }
 
