@@ -37,6 +37,51 @@ fn train(run: &Path, steps: u64) -> Output {
         .unwrap()
 }
 
+/// The scalar points of TensorBoard event files (TFRecord framing around `Event` protobufs), decoded with the
+/// few fields of tensorflow/core/util/event.proto and summary.proto they use.
+mod tensorboard {
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Event {
+        #[prost(double, tag = "1")]
+        pub wall_time: f64,
+        #[prost(int64, tag = "2")]
+        pub step: i64,
+        #[prost(message, optional, tag = "5")]
+        pub summary: Option<Summary>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Summary {
+        #[prost(message, repeated, tag = "1")]
+        pub value: Vec<Value>,
+    }
+    #[derive(Clone, PartialEq, prost::Message)]
+    pub struct Value {
+        #[prost(string, tag = "1")]
+        pub tag: String,
+        #[prost(float, tag = "2")]
+        pub simple_value: f32,
+    }
+
+    /// (step, value) of `tag` in one event file, in file order.
+    pub fn points(path: &std::path::Path, tag: &str) -> Vec<(i64, f32)> {
+        use prost::Message;
+        let bytes = std::fs::read(path).unwrap();
+        let mut at = 0;
+        let mut out = vec![];
+        while at < bytes.len() {
+            let len = u64::from_le_bytes(bytes[at..at + 8].try_into().unwrap()) as usize;
+            let event = Event::decode(&bytes[at + 12..at + 12 + len]).unwrap();
+            at += 12 + len + 4;
+            for v in event.summary.iter().flat_map(|s| &s.value) {
+                if v.tag == tag {
+                    out.push((event.step, v.simple_value));
+                }
+            }
+        }
+        out
+    }
+}
+
 fn policy_outputs(model: &Path) -> Vec<f32> {
     let device = Device::flex();
     let (net, _) = load_model(model, None, &device).unwrap();
@@ -76,6 +121,25 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
     let steps: Vec<u64> =
         read_scalars(&run.join("logs/scalars.csv")).unwrap().iter().map(|row| row[0] as u64).collect();
     assert_eq!(steps, (1..=target / 5).map(|k| 5 * k).collect::<Vec<u64>>());
+
+    // TensorBoard: one event file per session; the resumed one starts after the checkpoint, and every point of
+    // scalars.csv is in the event files with the same value.
+    let mut events: Vec<_> = std::fs::read_dir(run.join("logs"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("events.out.tfevents"))
+        .collect();
+    // In session order (names hold the start second and the pid, which need not order them).
+    events.sort_by_key(|p| tensorboard::points(p, "policy_loss").first().map(|p| p.0));
+    assert_eq!(events.len(), 2, "{events:?}");
+    let resumed = tensorboard::points(&events[1], "policy_loss");
+    assert_eq!(resumed.first().map(|p| p.0), Some(at_kill as i64 + 5));
+    let mut all = tensorboard::points(&events[0], "policy_loss");
+    all.extend(resumed);
+    for row in read_scalars(&run.join("logs/scalars.csv")).unwrap() {
+        let point = all.iter().rev().find(|p| p.0 == row[0] as i64).expect("a TensorBoard point per logged step");
+        assert_eq!(point.1, row[7] as f32);
+    }
 
     // Weights and optimiser state continued: the result is the one of a run never interrupted.
     let straight = imported_run("train-straight");

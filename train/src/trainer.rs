@@ -399,7 +399,22 @@ mod tests {
     /// the weights all carry over.
     #[test]
     fn a_reopened_trainer_continues_like_an_uninterrupted_one() {
-        let run = run_with_games("resume", 4);
+        resumes_exactly("adamw");
+    }
+
+    #[test]
+    fn a_reopened_sgd_trainer_continues_like_an_uninterrupted_one() {
+        resumes_exactly("sgd");
+    }
+
+    fn resumes_exactly(optimizer: &str) {
+        let run = run_with_games(optimizer, 4);
+        let options = |run: &Path| {
+            let mut o = options(run);
+            o.config.optimizer = optimizer.into();
+            o.config.learning_rate = if optimizer == "sgd" { 0.05 } else { 1e-3 };
+            o
+        };
         let mut straight = Trainer::open(options(&run)).unwrap();
         straight.run(Some(30), &mut |_| {}).unwrap();
         let expected = outputs(straight.network());
@@ -417,7 +432,7 @@ mod tests {
         let diff = expected.iter().zip(&resumed).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
         assert!(diff < 1e-4, "resumed run differs by {diff}");
 
-        // Without its optimiser state the same resume goes elsewhere: the check above can fail.
+        // Without its optimiser state (momentum, moments) the same resume goes elsewhere: the check above can fail.
         std::fs::remove_dir_all(run.join("models")).unwrap();
         let mut first = Trainer::open(options(&run)).unwrap();
         first.run(Some(20), &mut |_| {}).unwrap();
