@@ -141,6 +141,10 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
         assert_eq!(point.1, row[7] as f32);
     }
 
+    // The curves picture is redrawn at each checkpoint.
+    let svg = std::fs::read_to_string(run.join("logs/curves.svg")).unwrap();
+    assert!(svg.contains("<svg") && svg.contains("policy_loss") && svg.contains("learning rate"));
+
     // Weights and optimiser state continued: the result is the one of a run never interrupted.
     let straight = imported_run("train-straight");
     assert!(train(&straight, target).status.success());

@@ -11,6 +11,7 @@ pub mod import;
 pub mod log;
 pub mod loss;
 pub mod onnx;
+pub mod plot;
 pub mod trainer;
 pub mod window;
 

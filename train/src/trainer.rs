@@ -279,6 +279,9 @@ impl Trainer {
         };
         let sidecar = save_model(&models, &self.net.valid(), &info)?;
         self.prune_optimizer_states(&models);
+        let logs = self.opts.run.join("logs");
+        crate::plot::plot_curves(&logs.join("scalars.csv"), &logs.join("curves.svg"))
+            .map_err(|problem| LogError { path: logs.join("curves.svg"), problem })?;
         on_event(Event::Checkpoint(&sidecar));
         Ok(())
     }
