@@ -102,5 +102,9 @@ mod tests {
         assert!(msg.contains("x.toml") && msg.contains("simulatons") && msg.contains("line 3"), "{msg}");
         let err = RunConfig::parse("rules = \"othello,7x7\"\n", "y.toml").unwrap_err();
         assert!(format!("{err:#}").contains("7x7"));
+        let err = RunConfig::parse("[train]\noptimizer = \"adam\"\n", "z.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("z.toml") && format!("{err:#}").contains("'adam'"), "{err:#}");
+        let err = RunConfig::parse("[train]\nlearning_rate = nan\n", "w.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("learning_rate"), "{err:#}");
     }
 }

@@ -575,14 +575,13 @@ impl Problem {
         let mut fields = line.split_whitespace();
         let board = fields.next().unwrap_or("");
         // The side is its own field in the FFO files, or glued to the board (Edax's 65-character form).
-        let (board_text, rest_start) = match fields.clone().next() {
+        let board_text = match fields.clone().next() {
             Some(side) if side.len() == 1 && board.len() != 65 && board.len() != 37 && board.len() != 17 => {
                 fields.next();
-                (format!("{board} {side}"), ())
+                format!("{board} {side}")
             }
-            _ => (board.to_string(), ()),
+            _ => board.to_string(),
         };
-        let _ = rest_start;
         Some((|| {
             let (position, size) = Position::parse_board(&board_text)?;
             let best_moves = fields

@@ -95,10 +95,12 @@ impl TrainConfig {
         if self.batch_size == 0 || self.checkpoint_every == 0 || self.log_every == 0 {
             return Err("batch_size, checkpoint_every and log_every must be positive".into());
         }
-        if !(self.learning_rate > 0.0) || !(self.samples_per_position > 0.0) || self.window_min == 0 {
+        // Written so that NaN fails too.
+        let positive = |x: f64| x > 0.0;
+        if !positive(self.learning_rate) || !positive(self.samples_per_position) || self.window_min == 0 {
             return Err("learning_rate, samples_per_position and window_min must be positive".into());
         }
-        if !(self.window_alpha > 0.0) || self.window_beta < 0.0 {
+        if !positive(self.window_alpha) || self.window_beta < 0.0 {
             return Err("window_alpha must be positive and window_beta not negative".into());
         }
         Ok(())

@@ -185,7 +185,7 @@ impl Trainer {
             let (batch, window) = self.next_batch();
             let figures = self.train_on(&batch);
             interval.add(&figures, batch.n, started.elapsed());
-            if self.step % config.log_every == 0 {
+            if self.step.is_multiple_of(config.log_every) {
                 let line = LogLine {
                     step: self.step,
                     samples: self.samples,
@@ -199,7 +199,7 @@ impl Trainer {
                 on_event(Event::Logged(&line));
                 interval = Interval { last: line.figures, ..Default::default() };
             }
-            if self.step % config.checkpoint_every == 0 {
+            if self.step.is_multiple_of(config.checkpoint_every) {
                 self.checkpoint(&interval.last, on_event)?;
             }
         }
