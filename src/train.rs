@@ -35,14 +35,21 @@ pub fn run(run: &Path, config: Option<&Path>, steps: Option<u64>, exit_when_star
     bar.reset_eta();
     // Messages go to stderr even when the bar is hidden (not a terminal).
     let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+    let waiting = std::cell::Cell::new(false);
     let stop = trainer.run(limit, &mut |event| match event {
         Event::Resumed { step, from } => say(format!("resuming at step {step} from {}", from.display())),
         Event::Rejected(e) => say(format!("skipped: {e}")),
         Event::Waiting { arrived, needed } => {
-            bar.set_message(format!("waiting for self-play: {arrived}/{needed} positions"));
+            let text = format!("waiting for self-play: {arrived}/{needed} positions");
+            // Said once per wait (for logs, where the bar is hidden), then only on the bar.
+            if !waiting.replace(true) {
+                say(text.clone());
+            }
+            bar.set_message(text);
             bar.tick();
         }
         Event::Logged(line) => {
+            waiting.set(false);
             bar.set_position(line.step);
             let f = &line.figures;
             bar.set_message(format!(

@@ -35,7 +35,7 @@ pub struct TrainConfig {
     pub window_min: u64,
     pub window_alpha: f64,
     pub window_beta: f64,
-    /// Training starts once this many positions have arrived. Default 2,000.
+    /// Training starts once this many positions have arrived. Default 1,500.
     pub min_positions: u64,
     /// The throttle: at most this many training samples per self-play position that has arrived, so that a slow
     /// self-play side does not make the trainer overfit (the trainer waits for data instead). Default 4.
@@ -72,7 +72,7 @@ impl Default for TrainConfig {
             window_min: 20_000,
             window_alpha: 0.75,
             window_beta: 0.4,
-            min_positions: 2_000,
+            min_positions: 1_500,
             samples_per_position: 4.0,
             checkpoint_every: 500,
             log_every: 20,

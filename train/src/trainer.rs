@@ -163,7 +163,7 @@ impl Trainer {
         let mut interval = Interval::default();
         loop {
             if max_steps.is_some_and(|m| self.step >= m) {
-                self.checkpoint(&interval.last, on_event)?;
+                self.checkpoint(&interval.latest(), on_event)?;
                 return Ok(Stop::Steps);
             }
             if last_look.is_none_or(|t| t.elapsed() >= poll) || !self.may_train() {
@@ -174,7 +174,7 @@ impl Trainer {
             }
             if !self.may_train() {
                 if self.opts.exit_when_starved {
-                    self.checkpoint(&interval.last, on_event)?;
+                    self.checkpoint(&interval.latest(), on_event)?;
                     return Ok(Stop::Starved);
                 }
                 on_event(Event::Waiting { arrived: self.window.arrived(), needed: self.positions_needed() });
@@ -200,7 +200,7 @@ impl Trainer {
                 interval = Interval { last: line.figures, ..Default::default() };
             }
             if self.step.is_multiple_of(config.checkpoint_every) {
-                self.checkpoint(&interval.last, on_event)?;
+                self.checkpoint(&interval.latest(), on_event)?;
             }
         }
     }
@@ -308,7 +308,7 @@ struct Interval {
     steps: u32,
     samples: u64,
     busy: Duration,
-    /// The previous line's means (for a checkpoint written before the next line).
+    /// The previous line's means.
     last: StepFigures,
 }
 
@@ -318,6 +318,14 @@ impl Interval {
         self.steps += 1;
         self.samples += samples as u64;
         self.busy += busy;
+    }
+    /// The figures a checkpoint records: the steps since the last line if any, else the last line's.
+    fn latest(&self) -> StepFigures {
+        if self.steps > 0 {
+            self.mean()
+        } else {
+            self.last
+        }
     }
     fn mean(&self) -> StepFigures {
         let mut m = StepFigures::default();
@@ -467,6 +475,10 @@ mod tests {
         let mut trainer = Trainer::open(opts).unwrap();
         assert_eq!(trainer.run(None, &mut |_| {}).unwrap(), Stop::Starved);
         assert_eq!(trainer.samples, 2 * positions / 16 * 16);
+        // The checkpoint written on stopping records the losses of the steps since the last log line.
+        let newest = newest_model(&run.join("models")).unwrap();
+        let losses = othello_selfplay::model::read_info(&newest).unwrap().training.unwrap().losses;
+        assert!(losses["policy_loss"] > 0.1 && losses["value_loss"] > 0.0, "{losses:?}");
         let _ = std::fs::remove_dir_all(&run);
     }
 
