@@ -33,7 +33,7 @@ pub struct ImportReport {
 }
 
 /// The training record of a WTHOR game: one position per move played (forced passes are no decision), the move
-/// as a one-hot policy target. `None` when the game does not replay or did not reach its end.
+/// as a one-hot policy target. An error says why when the game does not replay or did not reach its end.
 pub fn expert_record(game: &WthorGame) -> Result<GameRecord, String> {
     let played = game.replay().map_err(|e| e.to_string())?;
     if !played.is_over() {
