@@ -73,9 +73,7 @@ impl RunConfig {
         let config = RunConfig::parse(&text, &origin)?;
         if !own.exists() {
             std::fs::create_dir_all(run).with_context(|| format!("creating {}", run.display()))?;
-            let tmp = run.join(".config.toml.tmp");
-            std::fs::write(&tmp, &text)
-                .and_then(|_| std::fs::rename(&tmp, &own))
+            othello_selfplay::atomic::write_atomic(&own, text.as_bytes())
                 .with_context(|| format!("writing {}", own.display()))?;
         }
         Ok((config, text))

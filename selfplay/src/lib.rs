@@ -1,6 +1,7 @@
 //! Self-play: Monte-Carlo tree search with pluggable evaluators (random rollouts, uniform; the network arrives
 //! with issue #4), and the games it plays.
 
+pub mod atomic;
 pub mod device;
 pub mod evaluator;
 pub mod game;

@@ -9,6 +9,7 @@ use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use crate::atomic::{temp_path, write_atomic};
 use crate::network::{NetConfig, Network};
 
 #[derive(Debug, Error)]
@@ -58,14 +59,11 @@ pub fn save_model(dir: &Path, net: &Network, info: &ModelInfo) -> Result<PathBuf
     let (weights, sidecar) = (dir.join(format!("{stem}.bpk")), dir.join(format!("{stem}.json")));
     let err = |path: &Path, problem: String| ModelError { path: path.to_path_buf(), problem };
     std::fs::create_dir_all(dir).map_err(|e| err(dir, format!("creating the directory: {e}")))?;
-    let tmp_weights = dir.join(format!(".tmp-{stem}.bpk"));
+    let tmp_weights = temp_path(&weights);
     net.clone().save_file(&tmp_weights).map_err(|e| err(&weights, format!("writing the weights: {e:?}")))?;
     std::fs::rename(&tmp_weights, &weights).map_err(|e| err(&weights, e.to_string()))?;
     let json = serde_json::to_string_pretty(info).map_err(|e| err(&sidecar, e.to_string()))?;
-    let tmp_sidecar = dir.join(format!(".tmp-{stem}.json"));
-    std::fs::write(&tmp_sidecar, json)
-        .and_then(|_| std::fs::rename(&tmp_sidecar, &sidecar))
-        .map_err(|e| err(&sidecar, e.to_string()))?;
+    write_atomic(&sidecar, json.as_bytes()).map_err(|e| err(&sidecar, e.to_string()))?;
     Ok(sidecar)
 }
 

@@ -135,7 +135,7 @@ impl Shard {
         let path = dir.join(name);
         let err = |problem: String| ShardError { path: path.clone(), problem };
         std::fs::create_dir_all(dir).map_err(|e| err(format!("creating the directory: {e}")))?;
-        let tmp = dir.join(format!(".tmp-{name}"));
+        let tmp = crate::atomic::temp_path(&path);
         let n = self.len();
         let write = || -> Result<(), Box<dyn std::error::Error>> {
             let file = File::create(&tmp)?;

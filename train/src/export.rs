@@ -14,6 +14,7 @@ use ndarray::{Array2, Array4};
 use ndarray_npy::NpzWriter;
 use othello_core::playout::game_rng;
 use othello_core::{Position, Rules, Symmetry};
+use othello_selfplay::atomic::{temp_path, write_atomic};
 use othello_selfplay::model::{load_model, ModelInfo};
 use othello_selfplay::net_evaluator::encode;
 use othello_selfplay::network::{Network, PLANES};
@@ -56,7 +57,7 @@ pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
     };
 
     let safetensors = out.join("model.safetensors");
-    let tmp = out.join(".tmp-model.safetensors");
+    let tmp = temp_path(&safetensors);
     let mut store = SafetensorsStore::from_file(&tmp)
         .overwrite(true)
         .with_to_adapter(BurnToPyTorchAdapter)
@@ -66,7 +67,7 @@ pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
     // Rewritten rather than renamed: the store creates its file private (0600), an export is for sharing.
     let bytes = std::fs::read(&tmp).map_err(|e| fail(&safetensors, e.to_string()))?;
     let _ = std::fs::remove_file(&tmp);
-    write_atomic(&safetensors, &bytes).map_err(|e| fail(&safetensors, e))?;
+    write_atomic(&safetensors, &bytes).map_err(|e| fail(&safetensors, e.to_string()))?;
     let weights = read_safetensors(&bytes).map_err(|e| fail(&safetensors, e))?;
 
     let card = model_card(&info, &rules, &weights, model);
@@ -74,19 +75,13 @@ pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
     let onnx = out.join("model.onnx");
     let encoded = onnx_model(&weights, info.architecture.blocks, info.architecture.input_planes, &metadata)
         .map_err(|e| fail(&onnx, e))?;
-    write_atomic(&onnx, &encoded).map_err(|e| fail(&onnx, e))?;
+    write_atomic(&onnx, &encoded).map_err(|e| fail(&onnx, e.to_string()))?;
     let card_path = out.join("model-card.json");
     let text = serde_json::to_string_pretty(&card).map_err(|e| fail(&card_path, e.to_string()))?;
-    write_atomic(&card_path, text.as_bytes()).map_err(|e| fail(&card_path, e))?;
+    write_atomic(&card_path, text.as_bytes()).map_err(|e| fail(&card_path, e.to_string()))?;
     let examples = out.join("examples.npz");
     write_examples(&net, &device, &rules, &examples).map_err(|e| fail(&examples, e))?;
     Ok(Exported { safetensors, onnx, card: card_path, examples })
-}
-
-fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let name = path.file_name().map_or("out".into(), |n| n.to_string_lossy().to_string());
-    let tmp = path.with_file_name(format!(".tmp-{name}"));
-    std::fs::write(&tmp, bytes).and_then(|_| std::fs::rename(&tmp, path)).map_err(|e| e.to_string())
 }
 
 /// The tensors of a safetensors file (f32 only, as this network has).
@@ -195,7 +190,7 @@ fn write_examples(net: &Network, device: &Device, rules: &Rules, path: &Path) ->
         Array2::from_shape_vec((n, w), v).map_err(|e| e.to_string())
     };
     let write = || -> Result<(), Box<dyn std::error::Error>> {
-        let tmp = path.with_file_name(".tmp-examples.npz");
+        let tmp = temp_path(path);
         let mut npz = NpzWriter::new(BufWriter::new(File::create(&tmp)?));
         npz.add_array("planes", &Array4::from_shape_vec((n, PLANES.len(), 8, 8), planes)?)?;
         npz.add_array("policy", &rows(out.policy, 65)?)?;

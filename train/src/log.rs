@@ -7,6 +7,7 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
+use othello_selfplay::atomic::write_atomic;
 use tensorboard_rs::summary_writer::SummaryWriter;
 use thiserror::Error;
 
@@ -67,10 +68,7 @@ impl RunLog {
                 }
             }
         }
-        let tmp = dir.join(".scalars.csv.tmp");
-        std::fs::write(&tmp, kept.join("\n") + "\n")
-            .and_then(|_| std::fs::rename(&tmp, &csv_path))
-            .map_err(|e| err(e.to_string()))?;
+        write_atomic(&csv_path, (kept.join("\n") + "\n").as_bytes()).map_err(|e| err(e.to_string()))?;
         let csv = OpenOptions::new().append(true).open(&csv_path).map_err(|e| err(e.to_string()))?;
         Ok(RunLog { csv, csv_path, tensorboard: SummaryWriter::new(dir) })
     }

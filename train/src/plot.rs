@@ -67,6 +67,5 @@ pub fn plot_curves(csv: &Path, svg: &Path) -> Result<(), String> {
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    let tmp = svg.with_file_name(".tmp-curves.svg");
-    std::fs::write(&tmp, text).and_then(|_| std::fs::rename(&tmp, svg)).map_err(|e| e.to_string())
+    othello_selfplay::atomic::write_atomic(svg, text.as_bytes()).map_err(|e| e.to_string())
 }

@@ -258,7 +258,7 @@ impl Trainer {
         }
         let state_name = format!("optimizer-{:09}.bpk", self.step);
         let state = models.join(&state_name);
-        let tmp = models.join(format!(".tmp-{state_name}"));
+        let tmp = othello_selfplay::atomic::temp_path(&state);
         let fail = |problem: String| TrainError::Optimizer { path: state.clone(), problem };
         std::fs::create_dir_all(&models).map_err(|e| fail(format!("creating {}: {e}", models.display())))?;
         self.optim.save(&tmp).map_err(|e| fail(format!("{e:?}")))?;
