@@ -35,6 +35,9 @@ pub enum BenchCommand {
         /// Seconds per measurement.
         #[arg(long, default_value_t = 5.0)]
         seconds: f64,
+        /// flex (CPU), or wgpu / cuda in builds with those features.
+        #[arg(long, default_value = "flex")]
+        device: String,
     },
     /// Training: samples/s of a bare Burn training step on one fixed batch, of the trainer's whole step (draw,
     /// augment, encode, step), and of the loader alone, on self-play shards made for the purpose.
@@ -105,7 +108,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                 );
             }
         }
-        BenchCommand::Net { blocks, filters, batch, seconds } => net(blocks, filters, batch, seconds),
+        BenchCommand::Net { blocks, filters, batch, seconds, device } => net(blocks, filters, batch, seconds, &device)?,
         BenchCommand::Train { blocks, filters, batch, seconds, rounds } => {
             train(blocks, filters, batch, seconds, rounds)?
         }
@@ -132,15 +135,15 @@ fn rate(seconds: f64, mut f: impl FnMut()) -> f64 {
     n as f64 / t.elapsed().as_secs_f64()
 }
 
-fn net(blocks: usize, filters: usize, batch: usize, seconds: f64) {
-    use burn::tensor::{Device, Distribution, Tensor};
+fn net(blocks: usize, filters: usize, batch: usize, seconds: f64, device_name: &str) -> Result<()> {
+    use burn::tensor::{Distribution, Tensor};
     use othello_selfplay::net_evaluator::NetworkEvaluator;
     use othello_selfplay::network::NetConfig;
     use othello_selfplay::Evaluator;
 
-    let device = Device::flex();
+    let device = othello_selfplay::device::device(device_name).map_err(anyhow::Error::msg)?;
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
-    println!("network {blocks}x{filters}, batch {batch}, flex backend, threads: {threads}");
+    println!("network {blocks}x{filters}, batch {batch}, {device_name} backend, CPU threads: {threads}");
     let config = NetConfig::new(blocks, filters);
     let mut evaluator = NetworkEvaluator::new(config.init_seeded(&device, 1), device.clone(), 1);
     evaluator.cache_capacity = 0;
@@ -158,6 +161,7 @@ fn net(blocks: usize, filters: usize, batch: usize, seconds: f64) {
     });
     let matmul_gflops = matmuls * 2.0 * (n * n * n) as f64 / 1e9;
     println!("{positions_per_s:.0} positions/s, {gflops:.1} GFLOP/s ({:.0}% of a {n}x{n} matrix product's {matmul_gflops:.1} GFLOP/s)", 100.0 * gflops / matmul_gflops);
+    Ok(())
 }
 
 fn train(blocks: usize, filters: usize, batch: usize, seconds: f64, rounds: u32) -> Result<()> {

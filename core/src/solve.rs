@@ -2,8 +2,9 @@
 //! move of a position, by null-window alpha-beta (PVS) on the bitboards.
 //!
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
-//! opponent's resulting mobility (fastest first). Shallow nodes: no table, moves tried by quadrant parity straight
-//! from the flips of each empty square, and a dedicated last-empty function.
+//! opponent's resulting mobility (fastest first), or from 18 empties up by a 4-ply search on a cheap evaluation.
+//! Shallow nodes: no table, moves tried by quadrant parity straight from the flips of each empty square, and a
+//! dedicated last-empty function.
 
 use std::time::{Duration, Instant};
 
@@ -19,7 +20,11 @@ use crate::stability::stable_discs;
 pub const SHALLOW: u32 = 8;
 /// Nodes with more empties than this try the table on every child before searching (ETC).
 const ETC_EMPTIES: u8 = 10;
-/// Table entries (a power of two; 16 bytes each), in buckets of two.
+/// Nodes with at least this many empties order their moves by a [`PROBE_DEPTH`]-ply search on a cheap
+/// evaluation instead of the one-ply fastest-first key (tuned on FFO #40-#47; docs/BENCHMARKS.md).
+const PROBE_EMPTIES: u8 = 18;
+const PROBE_DEPTH: u32 = 4;
+/// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
 const TT_SIZE: usize = 1 << 22;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -292,6 +297,7 @@ impl Solver {
 }
 
 const CHECK_EVERY: u64 = 1 << 16;
+const PROBE_INF: i32 = 1 << 20;
 const QUADRANTS: [u64; 4] =
     [0x0000_0000_0f0f_0f0f, 0x0000_0000_f0f0_f0f0, 0x0f0f_0f0f_0000_0000, 0xf0f0_f0f0_0000_0000];
 const CORNERS: u64 = 0x8100_0000_0000_0081;
@@ -418,6 +424,9 @@ macro_rules! search_with_kernel {
                     }
                     let key = if sq as u8 == tt_move {
                         i32::MIN
+                    } else if n_empties >= PROBE_EMPTIES {
+                        // High up the tree the ordering is worth a small search of its own.
+                        probe(s, cp, co, PROBE_DEPTH, -PROBE_INF, PROBE_INF)
                     } else {
                         let replies = K::moves(cp, co) & s.mask;
                         let child_empties = empties & !(1 << sq);
@@ -475,6 +484,45 @@ macro_rules! search_with_kernel {
                     };
                     s.table[slot] =
                         Entry { key, lower: lower as i8, upper: upper as i8, best: best_sq, empties: n_empties };
+                }
+                best
+            }
+
+            /// Ordering value of a position for its side to move: negamax to `depth` on a cheap evaluation (mobility,
+            /// potential mobility, corners), finished games scored far above any evaluation.
+            $(#[target_feature(enable = $features)])?
+            unsafe fn probe(s: &mut Solver, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+                let moves = K::moves(p, o) & s.mask;
+                if depth == 0 {
+                    let empties = s.mask & !(p | o);
+                    let replies = K::moves(o, p) & s.mask;
+                    return 16 * (moves.count_ones() as i32 + (moves & CORNERS).count_ones() as i32
+                        - replies.count_ones() as i32 - (replies & CORNERS).count_ones() as i32)
+                        + 4 * (potential_mobility(o, empties) as i32 - potential_mobility(p, empties) as i32)
+                        + 32 * (corner_stability(p) as i32 - corner_stability(o) as i32);
+                }
+                if moves == 0 {
+                    if K::moves(o, p) & s.mask == 0 {
+                        return 1024 * s.final_score(p, o);
+                    }
+                    return -probe(s, o, p, depth, -beta, -alpha);
+                }
+                let mut best = -PROBE_INF;
+                let mut rest = moves;
+                while rest != 0 {
+                    let sq = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let f = K::flips(p, o, sq);
+                    let v = -probe(s, o ^ f, p | f | 1 << sq, depth - 1, -beta, -alpha);
+                    if v > best {
+                        best = v;
+                        if v > alpha {
+                            alpha = v;
+                            if alpha >= beta {
+                                break;
+                            }
+                        }
+                    }
                 }
                 best
             }

@@ -6,7 +6,7 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::evaluator::{policy_index, Evaluator, POLICY_SIZE};
-use crate::mcts::{MctsConfig, Select, Tree};
+use crate::mcts::{GumbelSearch, MctsConfig, SearchJob, Tree};
 
 /// How self-play plays (the `[selfplay]` section of a run config); every default documented here is what an
 /// unset key means.
@@ -38,8 +38,7 @@ pub struct SelfPlayConfig {
     /// Games played at once by each worker thread, their leaves evaluated together. Default 16.
     pub games_in_flight: usize,
     /// Root move selection: "puct" (visit counts, Dirichlet noise, temperature) or "gumbel" (Gumbel AlphaZero's
-    /// sequential halving; learns with few simulations; its games are searched one at a time, without the
-    /// cross-game batching). Default "puct".
+    /// sequential halving; learns with few simulations). Default "puct".
     pub root_selection: String,
     /// Root moves a Gumbel search considers. Default 16.
     pub gumbel_considered: usize,
@@ -132,14 +131,14 @@ pub fn play_games(
     let mut results: Vec<Option<GameRecord>> = vec![None; seeds.len()];
     let mut active: Vec<(usize, Playing)> = Vec::new();
     let mut next = 0;
-    let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut leaves, mut positions, mut evals, mut owners) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     loop {
         while active.len() < in_flight.max(1) && next < seeds.len() {
             active.push((next, Playing::new(rules, config, seeds[next])));
             next += 1;
         }
         for (_, g) in active.iter_mut() {
-            g.prepare(config, &mut solver, evaluator);
+            g.prepare(config, &mut solver);
         }
         let mut i = 0;
         while i < active.len() {
@@ -158,31 +157,22 @@ pub fn play_games(
         }
         // Gather leaves from every tree, evaluate them together, expand.
         for (k, (_, g)) in active.iter_mut().enumerate() {
-            let target = g.search.expect("prepared games are searching").0;
-            let mut taken = 0;
-            while taken < config.batch.max(1) && g.tree.root_visits() + (taken as u32) < target {
-                match g.tree.select() {
-                    Select::Evaluate(leaf) => {
-                        positions.push(g.tree.leaf_position(&leaf));
-                        leaves.push((k, leaf));
-                        taken += 1;
-                    }
-                    Select::Terminal => {}
-                    Select::Collision => break,
-                }
-            }
+            let search = g.search.as_ref().expect("prepared games are searching");
+            let from = leaves.len();
+            g.tree.gather(&search.job, config.batch.max(1), &mut leaves);
+            positions.extend(leaves[from..].iter().map(|l| g.tree.leaf_position(l)));
+            owners.resize(leaves.len(), k);
         }
         if !positions.is_empty() {
             evaluator.evaluate(&rules, &positions, &mut evals);
-            for ((k, leaf), eval) in leaves.drain(..).zip(&evals) {
+            for ((leaf, eval), &k) in leaves.drain(..).zip(&evals).zip(&owners) {
                 active[k].1.tree.expand(leaf, eval);
             }
             positions.clear();
+            owners.clear();
         }
         for (_, g) in active.iter_mut() {
-            if g.search.is_some_and(|(target, _)| g.tree.root_visits() >= target) {
-                g.finish_move(config);
-            }
+            g.step(config);
         }
     }
     results.into_iter().map(|r| r.expect("every game finished")).collect()
@@ -195,8 +185,17 @@ struct Playing {
     rng: Pcg64Mcg,
     positions: Vec<PositionRecord>,
     seed: u64,
-    /// The search under way: the root visits it runs to, and whether it is a full search.
-    search: Option<(u32, bool)>,
+    search: Option<Searching>,
+}
+
+/// The search of the move under way.
+struct Searching {
+    /// The evaluations still to run.
+    job: SearchJob,
+    /// A full search (recorded as a policy target) rather than a cheap one.
+    full: bool,
+    /// Gumbel root selection's state; `None` for PUCT.
+    gumbel: Option<GumbelSearch>,
 }
 
 impl Playing {
@@ -207,9 +206,8 @@ impl Playing {
         Playing { game, tree, rng, positions: Vec::new(), seed, search: None }
     }
 
-    /// Plays forced passes, solved positions and Gumbel searches until a PUCT search is needed (and starts it) or
-    /// the game ends.
-    fn prepare(&mut self, config: &SelfPlayConfig, solver: &mut Option<Solver>, evaluator: &mut dyn Evaluator) {
+    /// Plays forced passes and solved positions until a search is needed (and starts it) or the game ends.
+    fn prepare(&mut self, config: &SelfPlayConfig, solver: &mut Option<Solver>) {
         let rules = self.game.rules;
         while self.search.is_none() && !self.game.is_over() {
             let pos = *self.game.position();
@@ -235,34 +233,47 @@ impl Playing {
             }
             let full = self.rng.random::<f32>() < config.full_search_share;
             let sims = if full { config.simulations } else { config.cheap_simulations };
-            if config.root_selection == "gumbel" {
+            self.search = Some(if config.root_selection == "gumbel" {
                 self.tree.config.root_noise = false; // the Gumbel draws are the exploration
-                let mv = self.tree.gumbel_search(evaluator, sims.max(1), config.batch, config.gumbel_considered);
-                let mv = mv.expect("a position with moves");
-                let policy = self.tree.gumbel_policy_target();
-                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: full, solved: false });
-                self.play(mv);
-                continue;
-            }
-            self.tree.config.root_noise = full && config.mcts.root_noise;
-            self.search = Some((self.tree.root_visits() + sims.max(1), full));
+                let mut gumbel = GumbelSearch::new(sims, config.gumbel_considered);
+                let job = gumbel.next_job(&mut self.tree).expect("a position with moves needs a search");
+                Searching { job, full, gumbel: Some(gumbel) }
+            } else {
+                self.tree.config.root_noise = full && config.mcts.root_noise;
+                Searching { job: self.tree.root_job(sims.max(1)), full, gumbel: None }
+            });
         }
+    }
+
+    /// After an evaluation round: once the job is done, starts Gumbel's next round or plays the searched move.
+    fn step(&mut self, config: &SelfPlayConfig) {
+        let Some(search) = self.search.as_mut() else { return };
+        if !self.tree.is_done(&search.job) {
+            return;
+        }
+        if let Some(gumbel) = search.gumbel.as_mut() {
+            if let Some(job) = gumbel.next_job(&mut self.tree) {
+                search.job = job;
+                return;
+            }
+        }
+        self.finish_move(config);
     }
 
     /// The search is done: choose the move, record the position, play.
     fn finish_move(&mut self, config: &SelfPlayConfig) {
-        let Some((_, full)) = self.search.take() else { return };
+        let Some(search) = self.search.take() else { return };
         let ply = self.game.moves().len() as u32;
-        let temperature = if ply < config.temperature_moves { 1.0 } else { 0.0 };
-        let mv = self.tree.choose_move(temperature).expect("a searched position with moves");
+        let (mv, policy) = match &search.gumbel {
+            Some(gumbel) => (gumbel.choice(&self.tree), self.tree.gumbel_policy_target()),
+            None => {
+                let temperature = if ply < config.temperature_moves { 1.0 } else { 0.0 };
+                (self.tree.choose_move(temperature), self.tree.policy_target())
+            }
+        };
+        let mv = mv.expect("a searched position with moves");
         let position = *self.game.position();
-        self.positions.push(PositionRecord {
-            position,
-            ply,
-            policy: self.tree.policy_target(),
-            full_search: full,
-            solved: false,
-        });
+        self.positions.push(PositionRecord { position, ply, policy, full_search: search.full, solved: false });
         self.play(mv);
     }
 
@@ -275,7 +286,7 @@ impl Playing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluator::{RolloutEvaluator, UniformEvaluator};
+    use crate::evaluator::{Evaluation, RolloutEvaluator, UniformEvaluator};
 
     fn small() -> SelfPlayConfig {
         SelfPlayConfig { simulations: 64, cheap_simulations: 16, full_search_share: 0.5, ..SelfPlayConfig::default() }
@@ -320,8 +331,10 @@ mod tests {
     fn gumbel_self_play_records_legal_distributions() {
         let rules = Rules::othello().with_size(6).unwrap();
         let config = SelfPlayConfig { root_selection: "gumbel".into(), simulations: 8, ..small() };
-        let a = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2], 2);
+        let mut batched = Largest(RolloutEvaluator::new(1, 1), 0);
+        let a = play_games(rules, &mut batched, &config, &[1, 2], 2);
         let b = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2], 1);
+        assert!(batched.1 > config.batch, "the rounds of two games share evaluator calls");
         for (x, y) in a.iter().zip(&b) {
             assert_eq!(x.game.moves(), y.game.moves());
             assert!(Game::replay(rules, x.game.moves()).unwrap().is_over());
@@ -330,6 +343,16 @@ mod tests {
                 assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
                 assert!(r.policy.iter().enumerate().all(|(sq, &p)| p == 0.0 || (sq < 64 && legal >> sq & 1 == 1)));
             }
+        }
+    }
+
+    /// An evaluator that remembers its largest call.
+    struct Largest<E>(E, usize);
+
+    impl<E: Evaluator> Evaluator for Largest<E> {
+        fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
+            self.1 = self.1.max(positions.len());
+            self.0.evaluate(rules, positions, out);
         }
     }
 

@@ -107,6 +107,110 @@ pub struct Tree {
     rng: Pcg64Mcg,
 }
 
+/// Evaluations still to run in one tree: a visit target for each of some nodes (the root for PUCT; the
+/// considered root children during a round of Gumbel's sequential halving). A worker gathers the leaves of many
+/// trees' jobs into one evaluator call ([`Tree::gather`]).
+#[derive(Clone, Debug)]
+pub struct SearchJob {
+    targets: Vec<(u32, u32)>,
+}
+
+/// Gumbel AlphaZero at the root (Danihelka et al., 2022): Gumbel-top-k sampling of `considered` root moves, then
+/// sequential halving of the simulation budget between them, keeping the half with the best
+/// `g + logit + sigma(q)` after each round. Driven as a sequence of [`SearchJob`]s (one per round, so the
+/// rounds of many games batch together); below the root the search is PUCT. No temperature is needed: the Gumbel
+/// noise is the exploration. After the last round, [`GumbelSearch::choice`] is the move and
+/// [`Tree::gumbel_policy_target`] the policy target.
+#[derive(Clone, Debug)]
+pub struct GumbelSearch {
+    simulations: u32,
+    considered: usize,
+    /// Root children and their Gumbel draws; empty until the search starts.
+    children: Vec<u32>,
+    gumbel: Vec<f32>,
+    /// Indices into `children` still in the running, best first after each round.
+    candidates: Vec<usize>,
+    rounds: u32,
+    round: u32,
+    budget: u32,
+}
+
+impl GumbelSearch {
+    pub fn new(simulations: u32, considered: usize) -> GumbelSearch {
+        GumbelSearch {
+            simulations: simulations.max(1),
+            considered: considered.max(1),
+            children: Vec::new(),
+            gumbel: Vec::new(),
+            candidates: Vec::new(),
+            rounds: 0,
+            round: 0,
+            budget: 0,
+        }
+    }
+
+    /// The evaluations to run next on `tree` (call again once they are done), or `None` when the choice is made.
+    pub fn next_job(&mut self, tree: &mut Tree) -> Option<SearchJob> {
+        let root = &tree.nodes[ROOT as usize];
+        match root.state {
+            State::Expanded => {}
+            State::Terminal(_) => return None,
+            State::Leaf | State::Pending => return Some(tree.root_job(1)),
+        }
+        if self.children.is_empty() {
+            let first = root.first_child;
+            self.children = (first..first + root.children).collect();
+            self.gumbel = self
+                .children
+                .iter()
+                .map(|_| {
+                    let u: f32 = tree.rng.random::<f32>().clamp(1e-12, 1.0 - 1e-7);
+                    -(-u.ln()).ln()
+                })
+                .collect();
+            self.candidates = (0..self.children.len()).collect();
+            self.rank(tree, false);
+            self.candidates.truncate(self.considered.min(self.children.len()));
+            self.rounds = (self.candidates.len() as f32).log2().ceil().max(1.0) as u32;
+            self.budget = self.simulations;
+        } else {
+            if self.candidates.len() > 1 {
+                self.rank(tree, true);
+                self.candidates.truncate(self.candidates.len().div_ceil(2));
+            }
+            self.round += 1;
+            if self.round == self.rounds {
+                return None;
+            }
+        }
+        // An equal share of the budget per round, split between the candidates; the last round takes the rest.
+        let n = self.candidates.len() as u32;
+        let per = (self.simulations / (self.rounds * n)).max(1);
+        let spend = if self.round + 1 == self.rounds { per.max(self.budget / n) } else { per };
+        self.budget = self.budget.saturating_sub(spend * n);
+        let targets =
+            self.candidates.iter().map(|&c| (self.children[c], tree.nodes[self.children[c] as usize].visits + spend));
+        Some(SearchJob { targets: targets.collect() })
+    }
+
+    /// Sorts the candidates by `g + logit`, plus `sigma(q)` once they have been searched.
+    fn rank(&mut self, tree: &Tree, with_q: bool) {
+        let score = |i: usize| {
+            let child = self.children[i];
+            let q = if with_q { tree.sigma(tree.child_q(child)) } else { 0.0 };
+            self.gumbel[i] + tree.nodes[child as usize].prior.max(1e-12).ln() + q
+        };
+        let mut scored: Vec<(f32, usize)> = self.candidates.iter().map(|&i| (score(i), i)).collect();
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+        self.candidates = scored.into_iter().map(|s| s.1).collect();
+    }
+
+    /// The chosen move, once [`GumbelSearch::next_job`] has returned `None` (`None` if the root has no moves).
+    pub fn choice(&self, tree: &Tree) -> Option<Move> {
+        self.candidates.first().map(|&c| tree.nodes[self.children[c] as usize].mv)
+    }
+}
+
 const ROOT: u32 = 0;
 
 impl Tree {
@@ -271,29 +375,55 @@ impl Tree {
 
     /// Runs `simulations` more evaluations, `batch` leaves per evaluator call.
     pub fn search(&mut self, evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
-        self.search_through(&[ROOT], evaluator, simulations, batch);
+        let job = self.root_job(simulations);
+        self.run(&job, evaluator, batch);
     }
 
-    /// Runs `simulations` more evaluations through the last node of `start` (a path from the root).
-    fn search_through(&mut self, start: &[u32], evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
-        let node = *start.last().expect("a path starts at the root") as usize;
-        let target = self.nodes[node].visits + simulations;
-        let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
-        while self.nodes[node].visits < target {
-            // Terminal walks back up at once; a collision means a leaf of this batch is pending.
-            while leaves.len() < batch.max(1) && self.nodes[node].visits + (leaves.len() as u32) < target {
-                match self.select_path(start.to_vec()) {
+    /// `simulations` more evaluations through the root.
+    pub fn root_job(&self, simulations: u32) -> SearchJob {
+        SearchJob { targets: vec![(ROOT, self.nodes[ROOT as usize].visits + simulations)] }
+    }
+
+    /// Selects up to `max` leaves for `job` (appended to `leaves`), target by target, each walk starting at its
+    /// target node. A target counts its pending leaves as done, so a batch never overshoots it.
+    pub fn gather(&mut self, job: &SearchJob, max: usize, leaves: &mut Vec<Leaf>) -> usize {
+        let mut taken = 0;
+        for &(node, target) in &job.targets {
+            let start = if node == ROOT { vec![ROOT] } else { vec![ROOT, node] };
+            while taken < max {
+                let n = &self.nodes[node as usize];
+                if n.visits + n.virtual_visits >= target {
+                    break;
+                }
+                match self.select_path(start.clone()) {
                     Select::Evaluate(leaf) => {
-                        positions.push(self.leaf_position(&leaf));
                         leaves.push(leaf);
+                        taken += 1;
                     }
                     Select::Terminal => {}
+                    // A leaf of this batch is pending below: evaluate what was gathered first.
                     Select::Collision => break,
                 }
             }
+        }
+        taken
+    }
+
+    /// Every target of `job` reached.
+    pub fn is_done(&self, job: &SearchJob) -> bool {
+        job.targets.iter().all(|&(node, target)| self.nodes[node as usize].visits >= target)
+    }
+
+    /// Runs `job` on this tree alone, `batch` leaves per evaluator call.
+    fn run(&mut self, job: &SearchJob, evaluator: &mut dyn Evaluator, batch: usize) {
+        let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
+        while !self.is_done(job) {
+            // Terminal walks back up at once, so every round makes progress.
+            self.gather(job, batch.max(1), &mut leaves);
             if leaves.is_empty() {
                 continue;
             }
+            positions.extend(leaves.iter().map(|l| self.leaf_position(l)));
             evaluator.evaluate(&self.rules, &positions, &mut evals);
             for (leaf, eval) in leaves.drain(..).zip(&evals) {
                 self.expand(leaf, eval);
@@ -302,10 +432,7 @@ impl Tree {
         }
     }
 
-    /// Gumbel AlphaZero at the root (Danihelka et al., 2022): Gumbel-top-k sampling of `considered` root moves,
-    /// then sequential halving of the simulation budget between them, keeping the half with the best
-    /// `g + logit + sigma(q)` each round. Returns the chosen move (no temperature needed: the Gumbel noise is the
-    /// exploration) and leaves [`Tree::gumbel_policy_target`] ready. Below the root the search is PUCT.
+    /// Gumbel AlphaZero's root choice on this tree alone (see [`GumbelSearch`]).
     pub fn gumbel_search(
         &mut self,
         evaluator: &mut dyn Evaluator,
@@ -313,44 +440,11 @@ impl Tree {
         batch: usize,
         considered: usize,
     ) -> Option<Move> {
-        if self.nodes[ROOT as usize].state != State::Expanded {
-            self.search(evaluator, 1, 1);
+        let mut gumbel = GumbelSearch::new(simulations, considered);
+        while let Some(job) = gumbel.next_job(self) {
+            self.run(&job, evaluator, batch);
         }
-        let first = self.nodes[ROOT as usize].first_child;
-        let n = self.nodes[ROOT as usize].children;
-        if n == 0 {
-            return None;
-        }
-        let children: Vec<u32> = (first..first + n).collect();
-        let gumbel: Vec<f32> = children
-            .iter()
-            .map(|_| {
-                let u: f32 = self.rng.random::<f32>().clamp(1e-12, 1.0 - 1e-7);
-                -(-u.ln()).ln()
-            })
-            .collect();
-        let logit = |t: &Tree, c: u32| t.nodes[c as usize].prior.max(1e-12).ln();
-        let mut candidates: Vec<usize> = (0..children.len()).collect();
-        candidates.sort_by(|&a, &b| {
-            (gumbel[b] + logit(self, children[b])).total_cmp(&(gumbel[a] + logit(self, children[a])))
-        });
-        candidates.truncate(considered.max(1).min(children.len()));
-        let phases = (candidates.len() as f32).log2().ceil().max(1.0) as u32;
-        let mut budget = simulations;
-        for phase in 0..phases {
-            let per = (simulations / (phases * candidates.len() as u32)).max(1);
-            for &c in &candidates {
-                let spend = if phase + 1 == phases { per.max(budget / candidates.len() as u32) } else { per };
-                self.search_through(&[ROOT, children[c]], evaluator, spend, batch);
-                budget = budget.saturating_sub(spend);
-            }
-            if candidates.len() > 1 {
-                let score = |t: &Tree, i: usize| gumbel[i] + logit(t, children[i]) + t.sigma(t.child_q(children[i]));
-                candidates.sort_by(|&a, &b| score(self, b).total_cmp(&score(self, a)));
-                candidates.truncate(candidates.len().div_ceil(2));
-            }
-        }
-        Some(self.nodes[children[candidates[0]] as usize].mv)
+        gumbel.choice(self)
     }
 
     /// A root child's value for the root's side to move (0 if unvisited).
