@@ -1,9 +1,10 @@
 //! PUCT Monte-Carlo tree search (AlphaZero), one tree per game.
 //!
 //! The search is driven leaf by leaf so that a worker can gather the leaves of many trees into one evaluator
-//! call: [`Tree::select`] walks down with virtual loss and returns a leaf to evaluate (or resolves a terminal
-//! position by itself), and [`Tree::expand`] adds the evaluated leaf's children and backs its value up.
-//! [`Tree::search`] runs that loop for one tree.
+//! call: [`Tree::gather`] walks down with virtual loss towards the visit targets of a [`SearchJob`] (a PUCT
+//! search, or one round of a [`GumbelSearch`]) and returns leaves to evaluate (resolving terminal positions by
+//! itself), and [`Tree::expand`] adds an evaluated leaf's children and backs its value up. [`Tree::search`] and
+//! [`Tree::gumbel_search`] run that loop for one tree.
 
 use othello_core::{Move, Position, Rules, Status};
 use rand::Rng;
