@@ -238,6 +238,45 @@ pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: 
     Ok(())
 }
 
+pub fn fit_eval(wthor: &[PathBuf], out: &Path, epochs: u32, prior: f64) -> Result<()> {
+    use othello_core::eval::{self, fit};
+    let (mut train, mut held_out) = (Vec::new(), Vec::new());
+    for path in wthor {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let file = WthorFile::parse(&bytes).with_context(|| path.display().to_string())?;
+        let depth = if file.header.depth == 0 { 22 } else { file.header.depth as u32 };
+        for game in &file.games {
+            let set = if (train.len() + held_out.len()) % 20 == 19 { &mut held_out } else { &mut train };
+            set.push(fit::wthor_samples(game, depth));
+        }
+    }
+    let (train, held_out): (Vec<_>, Vec<_>) = (train.concat(), held_out.concat());
+    anyhow::ensure!(!train.is_empty(), "no game in these files replays");
+    eprintln!("{} training positions, {} held out", train.len(), held_out.len());
+    let config = fit::FitConfig { epochs, prior, ..fit::FitConfig::default() };
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let weights = fit::fit(&train, config, threads, |phase, epoch, rmse| {
+        if epoch % 50 == 0 || epoch == epochs {
+            eprintln!("phase {phase} epoch {epoch}: training error {rmse:.2} discs");
+        }
+    });
+    let mut errors = vec![(0.0, 0usize); eval::PHASES];
+    for s in &held_out {
+        let e = &mut errors[eval::phase(64 - (s.player | s.opponent).count_ones())];
+        let predicted = weights.evaluate(s.player, s.opponent) as f64 / eval::SCALE as f64;
+        e.0 += (predicted - s.score as f64).powi(2);
+        e.1 += 1;
+    }
+    for (phase, (squares, n)) in errors.iter().enumerate().filter(|e| e.1 .1 > 0) {
+        let (lo, hi) = (phase as u32 * eval::PHASE_WIDTH, (phase as u32 + 1) * eval::PHASE_WIDTH - 1);
+        println!("empties {lo:2}-{hi:2}: held-out error {:.2} discs ({n} positions)", (squares / *n as f64).sqrt());
+    }
+    othello_selfplay::atomic::write_atomic(out, &weights.to_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
 pub fn import_wthor(files: &[PathBuf], run: &Path, games_per_shard: usize) -> Result<()> {
     let report = othello_train::import::import_wthor(files, &run.join("replay"), games_per_shard)?;
     for skipped in &report.skipped {

@@ -94,6 +94,21 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
+    /// Fit the pattern evaluation (the solver's move ordering) on WTHOR games; every 20th game is held out and
+    /// the error on it printed per phase.
+    FitEval {
+        /// WTHOR game files.
+        #[arg(num_args = 1.., required = true)]
+        wthor: Vec<PathBuf>,
+        /// Where to write the weights (the crate ships core/src/eval/weights.bin).
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long, default_value_t = 400)]
+        epochs: u32,
+        /// Ridge penalty in pseudo-samples per weight.
+        #[arg(long, default_value_t = 16.0)]
+        prior: f64,
+    },
     /// Play self-play games into RUN/replay (resumes: games already there are not played again).
     Selfplay {
         /// The run directory.
@@ -184,6 +199,7 @@ fn main() -> Result<()> {
         Command::Oracle { agent, empties, positions, wthor, seed } => {
             commands::oracle(&agent, empties, positions, &wthor, seed)
         }
+        Command::FitEval { wthor, out, epochs, prior } => commands::fit_eval(&wthor, &out, epochs, prior),
         Command::Selfplay { run, games, threads, worker, config } => {
             selfplay::run(&run, games, threads, worker, config.as_deref())
         }

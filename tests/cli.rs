@@ -136,3 +136,26 @@ fn bench_runs_every_kernel() {
     let o = run(&["bench", "perft", "--depth", "6", "--repeat", "1"], "");
     assert!(stdout(&o).contains("8200 leaves"), "{}", stdout(&o));
 }
+
+#[test]
+fn fit_eval_learns_weights_that_predict_held_out_games() {
+    let path = shared("data/wthor/WTH_2004.wtb");
+    let dir = std::env::temp_dir().join(format!("oz-fit-eval-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("weights.bin");
+    let o = run(&["fit-eval", path.to_str().unwrap(), "--epochs", "150", "--out", out.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let weights = othello_core::eval::EvalWeights::from_bytes(&std::fs::read(&out).unwrap()).expect("a weights file");
+    assert_ne!(weights, othello_core::eval::EvalWeights::zero());
+    // The held-out error at 24-27 empties (labels: theoretical scores) against the spread of those scores, which is
+    // the error of predicting 0.
+    let file = othello_core::wthor::WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap();
+    let spread = (file.games.iter().map(|g| (2.0 * g.theoretical_score as f64 - 64.0).powi(2)).sum::<f64>()
+        / file.games.len() as f64)
+        .sqrt();
+    let line =
+        stdout(&o).lines().find(|l| l.starts_with("empties 24-27")).map(str::to_owned).expect("a line per phase");
+    let error: f64 = line.split("error ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
+    assert!(error < 0.8 * spread, "{line} (spread {spread:.2})");
+    let _ = std::fs::remove_dir_all(&dir);
+}

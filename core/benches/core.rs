@@ -56,5 +56,15 @@ fn kernels(c: &mut Criterion) {
     }
 }
 
-criterion_group!(benches, kernels);
+/// The pattern evaluation (the solver's move ordering from 18 empties up).
+fn evaluation(c: &mut Criterion) {
+    let pos = positions();
+    let weights = othello_core::eval::EvalWeights::builtin();
+    let mut g = c.benchmark_group("eval");
+    g.throughput(Throughput::Elements(pos.len() as u64));
+    g.bench_function("patterns", |b| b.iter(|| pos.iter().fold(0i32, |a, &(p, o, _)| a ^ weights.evaluate(p, o))));
+    g.finish();
+}
+
+criterion_group!(benches, kernels, evaluation);
 criterion_main!(benches);

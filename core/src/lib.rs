@@ -8,6 +8,7 @@ pub mod batch;
 pub mod bitboard;
 pub mod color;
 pub mod error;
+pub mod eval;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod game;

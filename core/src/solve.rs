@@ -1,8 +1,12 @@
 //! The exact endgame solver: the minimax value (final disc difference under the rules' scoring) and every best
 //! move of a position, by null-window alpha-beta (PVS) on the bitboards.
 //!
+//! The exact root search starts in a narrow window around an 8-ply estimate on the pattern evaluation
+//! ([`crate::eval`]) and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
-//! opponent's resulting mobility (fastest first), or from 18 empties up by a 4-ply search on a cheap evaluation.
+//! opponent's resulting mobility (fastest first), or from 18 empties up by a 2-ply search on the pattern evaluation
+//! (on boards other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search
+//! on a cheap evaluation of mobility and corners).
 //! Shallow nodes: no table, moves tried by quadrant parity straight from the flips of each empty square, and a
 //! dedicated last-empty function.
 
@@ -10,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use thiserror::Error;
 
+use crate::eval::{EvalWeights, SCALE};
 use crate::kernel::{Kernel, KernelKind};
 use crate::position::{hash_discs, Position};
 use crate::rules::{Objective, Rules, Scoring, Start, Status};
@@ -20,10 +25,16 @@ use crate::stability::stable_discs;
 pub const SHALLOW: u32 = 8;
 /// Nodes with more empties than this try the table on every child before searching (ETC).
 const ETC_EMPTIES: u8 = 10;
-/// Nodes with at least this many empties order their moves by a [`PROBE_DEPTH`]-ply search on a cheap
-/// evaluation instead of the one-ply fastest-first key (tuned on FFO #40-#47; docs/BENCHMARKS.md).
+/// Nodes with at least this many empties order their moves by a [`PROBE_DEPTH`]-ply search on the pattern
+/// evaluation instead of the one-ply fastest-first key (tuned on FFO #40-#49; docs/BENCHMARKS.md).
 const PROBE_EMPTIES: u8 = 18;
-const PROBE_DEPTH: u32 = 4;
+const PROBE_DEPTH: u32 = 2;
+/// With the cheap evaluation (other boards and objectives) the probes go deeper (tuned on FFO #40-#47 before the
+/// patterns existed).
+const CHEAP_PROBE_DEPTH: u32 = 4;
+/// The exact root search starts in a window of +-ROOT_WINDOW discs around a ROOT_PROBE_DEPTH-ply probe's estimate.
+const ROOT_PROBE_DEPTH: u32 = 8;
+const ROOT_WINDOW: i32 = 3;
 /// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
 const TT_SIZE: usize = 1 << 22;
 
@@ -83,12 +94,15 @@ const NO_MOVE: u8 = 64;
 pub struct Solver {
     kernel: KernelKind,
     table: Vec<Entry>,
+    eval: &'static EvalWeights,
     // Per-solve state, set by `solve`.
     mask: u64,
     passing: bool,
     scoring: Scoring,
     objective: Objective,
     use_stability: bool,
+    /// The pattern evaluation is for 8x8 boards and the most-discs objective.
+    use_patterns: bool,
     salt: u64,
     nodes: u64,
     next_check: u64,
@@ -112,11 +126,13 @@ impl Solver {
         Solver {
             kernel,
             table: vec![Entry::default(); TT_SIZE],
+            eval: EvalWeights::builtin(),
             mask: !0,
             passing: true,
             scoring: Scoring::DiscCount,
             objective: Objective::MostDiscs,
             use_stability: true,
+            use_patterns: true,
             salt: 0,
             nodes: 0,
             next_check: 0,
@@ -138,6 +154,7 @@ impl Solver {
         self.scoring = rules.scoring;
         self.objective = rules.objective;
         self.use_stability = rules.size == 8 && rules.objective == Objective::MostDiscs;
+        self.use_patterns = self.use_stability;
         self.nodes = 0;
         self.next_check = CHECK_EVERY;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
@@ -178,7 +195,7 @@ impl Solver {
                         solution.score = v.signum();
                     }
                     Mode::Exact => {
-                        let best = self.root_window(&children, -limit - 1, limit + 1);
+                        let best = self.root_exact(&children, p, o);
                         solution.score = best;
                         // A move is best when a null window around `best` shows it reaches `best` (cheaper in
                         // nodes, measured on FFO #40-#44, than testing each move against the best so far).
@@ -247,6 +264,30 @@ impl Solver {
         best
     }
 
+    /// The exact root score: PVS in a window around the probe's estimate, moved until the score falls inside.
+    fn root_exact(&mut self, children: &[(Square, u64, u64)], p: u64, o: u64) -> i32 {
+        let full = (-self.max_score() - 1, self.max_score() + 1);
+        let (mut lo, mut hi) = if self.use_patterns {
+            let guess = self.estimate(p, o, ROOT_PROBE_DEPTH) / SCALE;
+            ((guess - ROOT_WINDOW).max(full.0), (guess + ROOT_WINDOW).min(full.1))
+        } else {
+            full
+        };
+        loop {
+            let v = self.root_window(children, lo, hi);
+            if self.aborted {
+                return v;
+            }
+            if v <= lo && lo > full.0 {
+                (lo, hi) = ((v - 2 * ROOT_WINDOW).max(full.0), v + 1);
+            } else if v >= hi && hi < full.1 {
+                (lo, hi) = (v - 1, (v + 2 * ROOT_WINDOW).min(full.1));
+            } else {
+                return v;
+            }
+        }
+    }
+
     fn max_score(&self) -> i32 {
         self.mask.count_ones() as i32
     }
@@ -281,6 +322,22 @@ impl Solver {
     }
     fn flips(&self, p: u64, o: u64, sq: u32) -> u64 {
         crate::kernel::flips_with(self.kernel, p, o, sq)
+    }
+
+    /// The probe's value of (p, o) for `p`, `depth` plies deep.
+    fn estimate(&mut self, p: u64, o: u64, depth: u32) -> i32 {
+        match self.kernel {
+            // SAFETY: as in `search`.
+            #[cfg(target_arch = "x86_64")]
+            KernelKind::Avx512 if self.kernel.is_available() => unsafe {
+                avx512::probe(self, p, o, depth, -PROBE_INF, PROBE_INF)
+            },
+            #[cfg(target_arch = "x86_64")]
+            KernelKind::Avx2 if self.kernel.is_available() => unsafe {
+                avx2::probe(self, p, o, depth, -PROBE_INF, PROBE_INF)
+            },
+            _ => unsafe { portable::probe(self, p, o, depth, -PROBE_INF, PROBE_INF) },
+        }
     }
 
     /// Searches (p, o) within (alpha, beta) with the solver's kernel. Fail-soft.
@@ -426,7 +483,8 @@ macro_rules! search_with_kernel {
                         i32::MIN
                     } else if n_empties >= PROBE_EMPTIES {
                         // High up the tree the ordering is worth a small search of its own.
-                        probe(s, cp, co, PROBE_DEPTH, -PROBE_INF, PROBE_INF)
+                        let depth = if s.use_patterns { PROBE_DEPTH } else { CHEAP_PROBE_DEPTH };
+                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF)
                     } else {
                         let replies = K::moves(cp, co) & s.mask;
                         let child_empties = empties & !(1 << sq);
@@ -488,12 +546,17 @@ macro_rules! search_with_kernel {
                 best
             }
 
-            /// Ordering value of a position for its side to move: negamax to `depth` on a cheap evaluation (mobility,
-            /// potential mobility, corners), finished games scored far above any evaluation.
+            /// Ordering value of a position for its side to move: alpha-beta to `depth` on the pattern evaluation (or
+            /// the cheap one), finished games scored in the same units. Its nodes count in the solver's nodes.
             $(#[target_feature(enable = $features)])?
-            unsafe fn probe(s: &mut Solver, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+            pub(super) unsafe fn probe(s: &mut Solver, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+                s.nodes += 1;
+                if depth == 0 && s.use_patterns {
+                    return s.eval.evaluate_with::<K>(p, o);
+                }
                 let moves = K::moves(p, o) & s.mask;
                 if depth == 0 {
+                    // Other boards and objectives: mobility, potential mobility and corners.
                     let empties = s.mask & !(p | o);
                     let replies = K::moves(o, p) & s.mask;
                     return 16 * (moves.count_ones() as i32 + (moves & CORNERS).count_ones() as i32
@@ -503,7 +566,8 @@ macro_rules! search_with_kernel {
                 }
                 if moves == 0 {
                     if K::moves(o, p) & s.mask == 0 {
-                        return 1024 * s.final_score(p, o);
+                        // In the evaluation's units (the cheap one's are far smaller than a disc).
+                        return if s.use_patterns { SCALE } else { 1024 } * s.final_score(p, o);
                     }
                     return -probe(s, o, p, depth, -beta, -alpha);
                 }

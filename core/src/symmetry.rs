@@ -76,7 +76,7 @@ impl Symmetry {
     }
 }
 
-fn mirror_columns(mut x: u64) -> u64 {
+pub(crate) fn mirror_columns(mut x: u64) -> u64 {
     const K1: u64 = 0x5555_5555_5555_5555;
     const K2: u64 = 0x3333_3333_3333_3333;
     const K4: u64 = 0x0f0f_0f0f_0f0f_0f0f;
@@ -86,7 +86,7 @@ fn mirror_columns(mut x: u64) -> u64 {
 }
 
 /// Swaps (row, column): three delta swaps.
-fn transpose(mut x: u64) -> u64 {
+pub(crate) fn transpose(mut x: u64) -> u64 {
     const K1: u64 = 0x5500_5500_5500_5500;
     const K2: u64 = 0x3333_0000_3333_0000;
     const K4: u64 = 0x0f0f_0f0f_0000_0000;

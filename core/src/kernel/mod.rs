@@ -38,6 +38,22 @@ pub trait Kernel {
         }
         index
     }
+
+    /// Whether [`Kernel::extract`] is a single fast instruction (the pattern evaluation then reads its patterns
+    /// with it instead of transforming the board).
+    const FAST_EXTRACT: bool = false;
+
+    /// The bits of `x` at the squares of `mask`, packed from bit 0 in square order (BMI2's pext).
+    #[inline(always)]
+    fn extract(x: u64, mask: u64) -> u64 {
+        let (mut m, mut out, mut bit) = (mask, 0, 0);
+        while m != 0 {
+            out |= (x >> m.trailing_zeros() & 1) << bit;
+            m &= m - 1;
+            bit += 1;
+        }
+        out
+    }
 }
 
 /// Which kernel to run.

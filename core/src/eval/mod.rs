@@ -1,0 +1,449 @@
+//! A pattern evaluation: the expected final disc difference of a position for the side to move, as a sum of one
+//! weight per board region (46 edges, corners, lines and diagonals, the patterns of Logistello and Edax), one weight
+//! set per phase (a band of empties).
+//!
+//! The weights are fitted on the WTHOR database by [`fit`] (`othello-zero fit-eval`) and ship with the crate
+//! (`weights.bin`, format in [`EvalWeights::from_bytes`]). The solver orders its moves with it.
+
+pub mod fit;
+
+use std::sync::OnceLock;
+
+use thiserror::Error;
+
+use crate::kernel::Kernel;
+use crate::symmetry::{mirror_columns, transpose};
+use crate::{Square, Symmetry};
+
+/// Weights are stored in units of 1/SCALE disc.
+pub const SCALE: i32 = 32;
+/// A phase is a band of this many empties.
+pub const PHASE_WIDTH: u32 = 4;
+/// Phases 0..PHASES cover 0 to 63 empties.
+pub const PHASES: usize = 16;
+
+/// One kind of pattern: its cells in the top-left orientation, and the symmetries whose images are its instances.
+pub struct PatternKind {
+    pub name: &'static str,
+    pub cells: u32,
+    pub instances: &'static [usize],
+}
+
+/// The symmetries (indices of [`crate::Symmetry`]) that are rotations, and all eight.
+const ROTATIONS: &[usize] = &[0, 3, 5, 6];
+const ALL: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7];
+
+/// The pattern kinds, in the order of their weights within a phase. The gathers in [`features`] follow this order.
+pub const KINDS: [PatternKind; 11] = [
+    PatternKind { name: "edge + 2 X-squares", cells: 10, instances: ROTATIONS },
+    PatternKind { name: "corner 2x5", cells: 10, instances: ALL },
+    PatternKind { name: "corner 3x3", cells: 9, instances: ROTATIONS },
+    PatternKind { name: "row 2", cells: 8, instances: ROTATIONS },
+    PatternKind { name: "row 3", cells: 8, instances: ROTATIONS },
+    PatternKind { name: "row 4", cells: 8, instances: ROTATIONS },
+    PatternKind { name: "main diagonal", cells: 8, instances: &[0, 5] },
+    PatternKind { name: "diagonal 7", cells: 7, instances: ROTATIONS },
+    PatternKind { name: "diagonal 6", cells: 6, instances: ROTATIONS },
+    PatternKind { name: "diagonal 5", cells: 5, instances: ROTATIONS },
+    PatternKind { name: "diagonal 4", cells: 4, instances: ROTATIONS },
+];
+
+/// Pattern instances per position.
+pub const FEATURES: usize = 46;
+
+const fn offsets() -> [u32; 12] {
+    let mut o = [0u32; 12];
+    let mut k = 0;
+    while k < 11 {
+        o[k + 1] = o[k] + 3u32.pow(KINDS[k].cells);
+        k += 1;
+    }
+    o
+}
+const OFFSETS: [u32; 12] = offsets();
+/// Weights per phase: every configuration of every kind, then one constant (the phase's bias).
+pub const WEIGHTS_PER_PHASE: usize = OFFSETS[11] as usize + 1;
+const BIAS: usize = WEIGHTS_PER_PHASE - 1;
+
+/// Binary to ternary: the digits of `b` read in base 3.
+const TERNARY: [u32; 1024] = {
+    let mut t = [0u32; 1024];
+    let mut b = 0;
+    while b < 1024 {
+        let (mut v, mut pow, mut i) = (0, 1, 0);
+        while i < 10 {
+            if b >> i & 1 == 1 {
+                v += pow;
+            }
+            pow *= 3;
+            i += 1;
+        }
+        t[b] = v;
+        b += 1;
+    }
+    t
+};
+
+/// The diagonal from (row 0, column d) down-right.
+const fn diagonal_mask(d: u32) -> u64 {
+    let mut m = 0u64;
+    let mut r = 0;
+    while r + d < 8 {
+        m |= 1 << (r * 8 + r + d);
+        r += 1;
+    }
+    m
+}
+const DIAGONALS: [u64; 5] = [diagonal_mask(0), diagonal_mask(1), diagonal_mask(2), diagonal_mask(3), diagonal_mask(4)];
+
+/// The eight images of a board, indexed as [`crate::Symmetry`]: bit 2 transposes, then bit 0 mirrors the columns,
+/// bit 1 the rows.
+#[inline(always)]
+fn images(x: u64) -> [u64; 8] {
+    let m = mirror_columns(x);
+    let t = transpose(x);
+    let mt = mirror_columns(t);
+    [x, m, x.swap_bytes(), m.swap_bytes(), t, mt, t.swap_bytes(), mt.swap_bytes()]
+}
+
+/// The cells of kind `k` on a board image, as the bits of a number (cell i = bit i).
+#[inline(always)]
+fn gather(k: usize, x: u64) -> usize {
+    (match k {
+        0 => (x & 0xff) | (x >> 9 & 1) << 8 | (x >> 14 & 1) << 9,
+        1 => (x & 0x1f) | (x >> 8 & 0x1f) << 5,
+        2 => (x & 7) | (x >> 8 & 7) << 3 | (x >> 16 & 7) << 6,
+        3..=5 => x >> (8 * (k - 2)) & 0xff,
+        // One disc per row in distinct columns: a multiply gathers the columns into the top byte.
+        _ => (x & DIAGONALS[k - 6]).wrapping_mul(0x0101_0101_0101_0101) >> (56 + k - 6),
+    }) as usize
+}
+
+/// The index within a phase's weights of each pattern instance of the position (`p` to move, `o` the opponent).
+#[inline(always)]
+pub fn features(p: u64, o: u64) -> [u32; FEATURES] {
+    let (ip, io) = (images(p), images(o));
+    let mut out = [0u32; FEATURES];
+    let mut n = 0;
+    for (k, kind) in KINDS.iter().enumerate() {
+        for &s in kind.instances {
+            out[n] = OFFSETS[k] + TERNARY[gather(k, ip[s])] + 2 * TERNARY[gather(k, io[s])];
+            n += 1;
+        }
+    }
+    out
+}
+
+/// Each kind's cells as (column, row) in the top-left orientation, in the order of their ternary digits: the
+/// definition that [`features`] computes by shifts on the board's images.
+pub fn cells(k: usize) -> Vec<(u8, u8)> {
+    let row = |r: u8| (0..8).map(move |c| (c, r));
+    match k {
+        0 => row(0).chain([(1, 1), (6, 1)]).collect(),
+        1 => (0..2).flat_map(|r| (0..5).map(move |c| (c, r))).collect(),
+        2 => (0..3).flat_map(|r| (0..3).map(move |c| (c, r))).collect(),
+        3..=5 => row(k as u8 - 2).collect(),
+        _ => (0..8 - (k as u8 - 6)).map(|r| (r + k as u8 - 6, r)).collect(),
+    }
+}
+
+/// Every instance's squares on the board (a mask) and, for the bits of a board extracted at that mask in square
+/// order, their ternary index in the kind's digit order: the tables of [`features_with`]'s extract path.
+struct InstanceTables {
+    masks: [u64; FEATURES],
+    bases: [u32; FEATURES],
+    starts: [usize; FEATURES],
+    ternary: Vec<u32>,
+}
+
+fn instance_tables() -> &'static InstanceTables {
+    static TABLES: OnceLock<InstanceTables> = OnceLock::new();
+    TABLES.get_or_init(|| {
+        let mut t =
+            InstanceTables { masks: [0; FEATURES], bases: [0; FEATURES], starts: [0; FEATURES], ternary: vec![] };
+        let mut i = 0;
+        for (k, kind) in KINDS.iter().enumerate() {
+            let cells = cells(k);
+            for &s in kind.instances {
+                // The image under s read at a cell is the board at the cell's inverse image.
+                let inverse = Symmetry::from_index(s).inverse();
+                let squares: Vec<u32> = cells
+                    .iter()
+                    .map(|&(c, r)| {
+                        inverse.apply_square(Square::at(c, r).expect("cells are on the board"), 8).index() as u32
+                    })
+                    .collect();
+                let mask = squares.iter().fold(0u64, |m, &sq| m | 1 << sq);
+                // Extracted bit b is the b-th square of the mask; its digit is that square's cell.
+                let digit_of_bit: Vec<usize> = (0..cells.len())
+                    .map(|b| {
+                        squares
+                            .iter()
+                            .position(|&sq| (mask & ((1u64 << sq) - 1)).count_ones() == b as u32)
+                            .expect("each bit has a cell")
+                    })
+                    .collect();
+                t.masks[i] = mask;
+                t.bases[i] = OFFSETS[k];
+                t.starts[i] = t.ternary.len();
+                t.ternary.extend((0..1usize << cells.len()).map(|bits| {
+                    digit_of_bit
+                        .iter()
+                        .enumerate()
+                        .filter(|&(b, _)| bits >> b & 1 == 1)
+                        .map(|(_, &d)| 3u32.pow(d as u32))
+                        .sum::<u32>()
+                }));
+                i += 1;
+            }
+        }
+        t
+    })
+}
+
+/// [`features`] with the kernel's extract (pext) where it is one fast instruction; the two agree (tested).
+#[inline(always)]
+pub fn features_with<K: Kernel>(p: u64, o: u64) -> [u32; FEATURES] {
+    if !K::FAST_EXTRACT {
+        return features(p, o);
+    }
+    let t = instance_tables();
+    let mut out = [0u32; FEATURES];
+    for i in 0..FEATURES {
+        let table = &t.ternary[t.starts[i]..];
+        out[i] = t.bases[i] + table[K::extract(p, t.masks[i]) as usize] + 2 * table[K::extract(o, t.masks[i]) as usize];
+    }
+    out
+}
+
+/// The phase of a position with `empties` empty squares.
+#[inline(always)]
+pub fn phase(empties: u32) -> usize {
+    (empties / PHASE_WIDTH).min(PHASES as u32 - 1) as usize
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum EvalError {
+    #[error("not an evaluation weights file (no OZEV header)")]
+    Magic,
+    #[error("weights format version {0}; this build reads version {VERSION}")]
+    Version(u16),
+    #[error("the weights were made for {found} weights per phase; this build has {WEIGHTS_PER_PHASE}")]
+    Shape { found: u32 },
+    #[error("the weights end early, in phase {phase}")]
+    Truncated { phase: usize },
+    #[error("{0} bytes after the last phase")]
+    Trailing(usize),
+}
+
+const MAGIC: &[u8; 4] = b"OZEV";
+const VERSION: u16 = 1;
+/// A stored i16 with this value is followed by a u16 count of zero weights.
+const ZERO_RUN: i16 = i16::MIN;
+
+/// Fitted weights: `PHASES` phases of `WEIGHTS_PER_PHASE` weights, each in 1/[`SCALE`] disc.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EvalWeights {
+    weights: Vec<i16>,
+}
+
+impl EvalWeights {
+    pub fn zero() -> EvalWeights {
+        EvalWeights { weights: vec![0; PHASES * WEIGHTS_PER_PHASE] }
+    }
+
+    /// The weights that ship with the crate (fitted on WTHOR; docs/BENCHMARKS.md says how).
+    pub fn builtin() -> &'static EvalWeights {
+        static BUILTIN: OnceLock<EvalWeights> = OnceLock::new();
+        BUILTIN.get_or_init(|| {
+            EvalWeights::from_bytes(include_bytes!("weights.bin")).expect("the shipped weights match this build")
+        })
+    }
+
+    pub fn phase_weights(&self, phase: usize) -> &[i16] {
+        &self.weights[phase * WEIGHTS_PER_PHASE..(phase + 1) * WEIGHTS_PER_PHASE]
+    }
+
+    pub fn phase_weights_mut(&mut self, phase: usize) -> &mut [i16] {
+        &mut self.weights[phase * WEIGHTS_PER_PHASE..(phase + 1) * WEIGHTS_PER_PHASE]
+    }
+
+    /// The expected final disc difference for `p`, the side to move, in 1/[`SCALE`] disc.
+    pub fn evaluate(&self, p: u64, o: u64) -> i32 {
+        self.evaluate_with::<crate::kernel::portable::Portable>(p, o)
+    }
+
+    /// [`EvalWeights::evaluate`] with a kernel's primitives (the solver's search is compiled once per kernel).
+    #[inline(always)]
+    pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
+        let w = self.phase_weights(phase(64 - (p | o).count_ones()));
+        features_with::<K>(p, o).iter().fold(w[BIAS] as i32, |sum, &f| sum + w[f as usize] as i32)
+    }
+
+    /// The file format: `OZEV`, u16 version, u32 weights per phase, u8 phases, then the weights of each phase as
+    /// little-endian i16, where -32768 is followed by a u16 count of zeros (most configurations never occur).
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = MAGIC.to_vec();
+        out.extend(VERSION.to_le_bytes());
+        out.extend((WEIGHTS_PER_PHASE as u32).to_le_bytes());
+        out.push(PHASES as u8);
+        for phase in 0..PHASES {
+            let w = self.phase_weights(phase);
+            let mut i = 0;
+            while i < w.len() {
+                let run = w[i..].iter().take(u16::MAX as usize).take_while(|&&v| v == 0).count();
+                if run > 2 {
+                    out.extend(ZERO_RUN.to_le_bytes());
+                    out.extend((run as u16).to_le_bytes());
+                    i += run;
+                } else {
+                    out.extend(w[i].max(ZERO_RUN + 1).to_le_bytes());
+                    i += 1;
+                }
+            }
+        }
+        out
+    }
+
+    pub fn from_bytes(bytes: &[u8]) -> Result<EvalWeights, EvalError> {
+        if bytes.len() < 11 || &bytes[..4] != MAGIC {
+            return Err(EvalError::Magic);
+        }
+        let version = u16::from_le_bytes([bytes[4], bytes[5]]);
+        if version != VERSION {
+            return Err(EvalError::Version(version));
+        }
+        let found = u32::from_le_bytes([bytes[6], bytes[7], bytes[8], bytes[9]]);
+        if found as usize != WEIGHTS_PER_PHASE || bytes[10] as usize != PHASES {
+            return Err(EvalError::Shape { found });
+        }
+        let mut weights = Vec::with_capacity(PHASES * WEIGHTS_PER_PHASE);
+        let mut rest = &bytes[11..];
+        let next = |rest: &mut &[u8]| -> Option<i16> {
+            let (v, tail) = rest.split_first_chunk::<2>()?;
+            *rest = tail;
+            Some(i16::from_le_bytes(*v))
+        };
+        for phase in 0..PHASES {
+            let end = (phase + 1) * WEIGHTS_PER_PHASE;
+            while weights.len() < end {
+                match next(&mut rest).ok_or(EvalError::Truncated { phase })? {
+                    ZERO_RUN => {
+                        let run = next(&mut rest).ok_or(EvalError::Truncated { phase })? as u16 as usize;
+                        if weights.len() + run > end {
+                            return Err(EvalError::Truncated { phase });
+                        }
+                        weights.resize(weights.len() + run, 0);
+                    }
+                    v => weights.push(v),
+                }
+            }
+        }
+        if !rest.is_empty() {
+            return Err(EvalError::Trailing(rest.len()));
+        }
+        Ok(EvalWeights { weights })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernel::portable::Portable;
+    use crate::Bitboard;
+    use rand::{Rng, SeedableRng};
+
+    /// The extract path of [`features_with`] whatever the kernel.
+    fn extract_features<K: Kernel>(p: u64, o: u64) -> [u32; FEATURES] {
+        struct Forced<K>(K);
+        impl<K: Kernel> Kernel for Forced<K> {
+            fn moves(p: u64, o: u64) -> u64 {
+                K::moves(p, o)
+            }
+            fn flips(p: u64, o: u64, sq: u32) -> u64 {
+                K::flips(p, o, sq)
+            }
+            const FAST_EXTRACT: bool = true;
+            fn extract(x: u64, mask: u64) -> u64 {
+                K::extract(x, mask)
+            }
+        }
+        features_with::<Forced<K>>(p, o)
+    }
+
+    /// The features from their definition: each instance is the kind's cells carried by a symmetry, read square by
+    /// square (0 empty, 1 mover, 2 opponent).
+    fn reference_features(p: u64, o: u64) -> Vec<u32> {
+        let mut out = vec![];
+        for (k, kind) in KINDS.iter().enumerate() {
+            for &s in kind.instances {
+                // The image under s of the board, read at the kind's cells = the board read at the inverse image.
+                let sym = Symmetry::from_index(s).inverse();
+                let mut index = 0;
+                for (i, &(c, r)) in cells(k).iter().enumerate() {
+                    let sq = sym.apply_square(Square::at(c, r).unwrap(), 8);
+                    let digit = if Bitboard(p).contains(sq) {
+                        1
+                    } else if Bitboard(o).contains(sq) {
+                        2
+                    } else {
+                        0
+                    };
+                    index += digit * 3u32.pow(i as u32);
+                }
+                out.push(OFFSETS[k] + index);
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn features_match_their_definition_on_random_boards() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
+        for _ in 0..5_000 {
+            let occ: u64 = rng.random::<u64>() | rng.random::<u64>();
+            let p = occ & rng.random::<u64>();
+            let expected = reference_features(p, occ & !p);
+            assert_eq!(features(p, occ & !p).to_vec(), expected);
+            // The extract path, with the portable extract (a loop) standing in for pext ...
+            assert_eq!(extract_features::<Portable>(p, occ & !p).to_vec(), expected);
+            // ... and with pext itself where the CPU has it.
+            #[cfg(target_arch = "x86_64")]
+            if crate::KernelKind::Avx512.is_available() {
+                assert_eq!(features_with::<crate::kernel::x86::Avx512>(p, occ & !p).to_vec(), expected);
+            }
+        }
+    }
+
+    #[test]
+    fn every_square_is_covered_and_each_kind_has_its_count_of_instances() {
+        assert_eq!(KINDS.iter().map(|k| k.instances.len()).sum::<usize>(), FEATURES);
+        let mut covered = 0u64;
+        for (k, kind) in KINDS.iter().enumerate() {
+            for &s in kind.instances {
+                let sym = Symmetry::from_index(s).inverse();
+                for &(c, r) in &cells(k) {
+                    covered |= sym.apply(Bitboard::from(Square::at(c, r).unwrap()), 8).0;
+                }
+            }
+        }
+        assert_eq!(covered, !0);
+    }
+
+    #[test]
+    fn weights_round_trip_and_bad_files_are_refused() {
+        let mut w = EvalWeights::zero();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(1);
+        for _ in 0..10_000 {
+            let i = rng.random_range(0..w.weights.len());
+            w.weights[i] = rng.random_range(-3000..3000);
+        }
+        let bytes = w.to_bytes();
+        assert_eq!(EvalWeights::from_bytes(&bytes), Ok(w));
+        assert_eq!(EvalWeights::from_bytes(&bytes[..bytes.len() - 1]), Err(EvalError::Truncated { phase: PHASES - 1 }));
+        assert_eq!(EvalWeights::from_bytes(b"GARBAGE!!!!!"), Err(EvalError::Magic));
+        let mut longer = bytes.clone();
+        longer.extend([0, 0]);
+        assert_eq!(EvalWeights::from_bytes(&longer), Err(EvalError::Trailing(2)));
+    }
+}
