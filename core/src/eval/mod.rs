@@ -24,7 +24,6 @@ pub const PHASES: usize = 16;
 
 /// One kind of pattern: its cells in the top-left orientation, and the symmetries whose images are its instances.
 pub struct PatternKind {
-    pub name: &'static str,
     pub cells: u32,
     pub instances: &'static [usize],
 }
@@ -35,17 +34,17 @@ const ALL: &[usize] = &[0, 1, 2, 3, 4, 5, 6, 7];
 
 /// The pattern kinds, in the order of their weights within a phase. The gathers in [`features`] follow this order.
 pub const KINDS: [PatternKind; 11] = [
-    PatternKind { name: "edge + 2 X-squares", cells: 10, instances: ROTATIONS },
-    PatternKind { name: "corner 2x5", cells: 10, instances: ALL },
-    PatternKind { name: "corner 3x3", cells: 9, instances: ROTATIONS },
-    PatternKind { name: "row 2", cells: 8, instances: ROTATIONS },
-    PatternKind { name: "row 3", cells: 8, instances: ROTATIONS },
-    PatternKind { name: "row 4", cells: 8, instances: ROTATIONS },
-    PatternKind { name: "main diagonal", cells: 8, instances: &[0, 5] },
-    PatternKind { name: "diagonal 7", cells: 7, instances: ROTATIONS },
-    PatternKind { name: "diagonal 6", cells: 6, instances: ROTATIONS },
-    PatternKind { name: "diagonal 5", cells: 5, instances: ROTATIONS },
-    PatternKind { name: "diagonal 4", cells: 4, instances: ROTATIONS },
+    PatternKind { cells: 10, instances: ROTATIONS }, // edge + 2 X-squares
+    PatternKind { cells: 10, instances: ALL },       // corner 2x5
+    PatternKind { cells: 9, instances: ROTATIONS },  // corner 3x3
+    PatternKind { cells: 8, instances: ROTATIONS },  // row 2
+    PatternKind { cells: 8, instances: ROTATIONS },  // row 3
+    PatternKind { cells: 8, instances: ROTATIONS },  // row 4
+    PatternKind { cells: 8, instances: &[0, 5] },    // main diagonal
+    PatternKind { cells: 7, instances: ROTATIONS },  // diagonal 7
+    PatternKind { cells: 6, instances: ROTATIONS },  // diagonal 6
+    PatternKind { cells: 5, instances: ROTATIONS },  // diagonal 5
+    PatternKind { cells: 4, instances: ROTATIONS },  // diagonal 4
 ];
 
 /// Pattern instances per position.
