@@ -244,7 +244,7 @@ pub fn fit_eval(wthor: &[PathBuf], out: &Path, epochs: u32, prior: f64) -> Resul
     for path in wthor {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let file = WthorFile::parse(&bytes).with_context(|| path.display().to_string())?;
-        let depth = if file.header.depth == 0 { 22 } else { file.header.depth as u32 };
+        let depth = file.header.theoretical_depth();
         for game in &file.games {
             let set = if (train.len() + held_out.len()) % 20 == 19 { &mut held_out } else { &mut train };
             set.push(fit::wthor_samples(game, depth));
@@ -262,7 +262,7 @@ pub fn fit_eval(wthor: &[PathBuf], out: &Path, epochs: u32, prior: f64) -> Resul
     });
     let mut errors = vec![(0.0, 0usize); eval::PHASES];
     for s in &held_out {
-        let e = &mut errors[eval::phase(64 - (s.player | s.opponent).count_ones())];
+        let e = &mut errors[eval::position_phase(s.player, s.opponent)];
         let predicted = weights.evaluate(s.player, s.opponent) as f64 / eval::SCALE as f64;
         e.0 += (predicted - s.score as f64).powi(2);
         e.1 += 1;

@@ -43,6 +43,15 @@ pub struct Header {
 }
 
 impl Header {
+    /// Empties from which the theoretical score is perfect play (the field's 0 means 22).
+    pub fn theoretical_depth(&self) -> u32 {
+        if self.depth == 0 {
+            22
+        } else {
+            self.depth as u32
+        }
+    }
+
     fn parse(b: &[u8]) -> Result<Header, WthorError> {
         if b.len() < HEADER {
             return Err(WthorError::NoHeader(b.len()));

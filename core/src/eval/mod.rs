@@ -221,6 +221,12 @@ pub fn phase(empties: u32) -> usize {
     (empties / PHASE_WIDTH).min(PHASES as u32 - 1) as usize
 }
 
+/// The phase of an 8x8 position.
+#[inline(always)]
+pub fn position_phase(p: u64, o: u64) -> usize {
+    phase(64 - (p | o).count_ones())
+}
+
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum EvalError {
     #[error("not an evaluation weights file (no OZEV header)")]
@@ -275,7 +281,7 @@ impl EvalWeights {
     /// [`EvalWeights::evaluate`] with a kernel's primitives (the solver's search is compiled once per kernel).
     #[inline(always)]
     pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
-        let w = self.phase_weights(phase(64 - (p | o).count_ones()));
+        let w = self.phase_weights(position_phase(p, o));
         features_with::<K>(p, o).iter().fold(w[BIAS] as i32, |sum, &f| sum + w[f as usize] as i32)
     }
 
