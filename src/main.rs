@@ -65,8 +65,12 @@ enum Command {
         #[arg(long)]
         file: Option<PathBuf>,
         /// Print the exact score of every legal move.
-        #[arg(long, conflicts_with = "wld")]
+        #[arg(long, conflicts_with_all = ["wld", "one_best"])]
         all_moves: bool,
+        /// The exact score and one best move, as Edax reports (a file's listed moves then count as alternatives):
+        /// without it every best move is proven, which can take far longer.
+        #[arg(long, conflicts_with = "wld")]
+        one_best: bool,
         /// Only win/draw/loss (faster).
         #[arg(long)]
         wld: bool,
@@ -187,10 +191,11 @@ fn main() -> Result<()> {
         Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
         Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
         Command::Show { position, rules } => commands::show(&position.join(" "), rules),
-        Command::Solve { position, file, all_moves, wld, time, nodes, rules } => {
-            let mode = match (all_moves, wld) {
-                (true, _) => othello_core::solve::Mode::AllMoves,
-                (_, true) => othello_core::solve::Mode::WinDrawLoss,
+        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules } => {
+            let mode = match (all_moves, one_best, wld) {
+                (true, _, _) => othello_core::solve::Mode::AllMoves,
+                (_, true, _) => othello_core::solve::Mode::BestMove,
+                (_, _, true) => othello_core::solve::Mode::WinDrawLoss,
                 _ => othello_core::solve::Mode::Exact,
             };
             let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };

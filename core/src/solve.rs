@@ -1,8 +1,9 @@
 //! The exact endgame solver: the minimax value (final disc difference under the rules' scoring) and every best
 //! move of a position, by null-window alpha-beta (PVS) on the bitboards.
 //!
-//! The exact root search starts in a narrow window around an 8-ply estimate on the pattern evaluation
-//! ([`crate::eval`]) and widens it only when the score falls outside (aspiration).
+//! On 8x8 boards the root runs a selective pass first (probcut on the pattern evaluation, [`crate::eval`]), in a
+//! window around an 8-ply estimate: it leaves best moves in the table and an estimate for the exact pass, which
+//! starts in a narrow window around it and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
 //! opponent's resulting mobility (fastest first), or from 18 empties up by a 2-ply search on the pattern evaluation
 //! (on boards other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search
@@ -35,6 +36,17 @@ const CHEAP_PROBE_DEPTH: u32 = 4;
 /// The exact root search starts in a window of +-ROOT_WINDOW discs around a ROOT_PROBE_DEPTH-ply probe's estimate.
 const ROOT_PROBE_DEPTH: u32 = 8;
 const ROOT_WINDOW: i32 = 3;
+/// Probcut confidence of each selective pass, as a multiple (in hundredths) of the probe's error spread: Edax's
+/// 73%, 87%, 95%, 98% and 99% levels. [`EXACT`] is the level of proven values.
+const PROBCUT_T: [i32; 5] = [110, 150, 200, 260, 330];
+const EXACT: u8 = PROBCUT_T.len() as u8;
+/// The selective passes the exact root search runs first, to fill the table with best moves and narrow the window.
+const ROOT_LEVELS: [u8; 1] = [0];
+/// Selective passes try probcut at nodes with at least this many empties; below, every pass searches exactly
+/// (so their table entries serve the exact pass).
+const PROBCUT_EMPTIES: u8 = 10;
+/// Windows within this many discs of a wipeout order moves fastest-first even where probes would be used.
+const EXTREME: i32 = 4;
 /// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
 const TT_SIZE: usize = 1 << 22;
 
@@ -53,6 +65,10 @@ pub enum SolveError {
 pub enum Mode {
     /// The exact score and every move that reaches it.
     Exact,
+    /// The exact score and one move that reaches it, without proving which other moves do too: what Edax's
+    /// solve reports, and much faster when the others are hard to refute (FFO #59: a wipeout, where showing that
+    /// a move does *not* wipe out means searching a 33-empty tree).
+    BestMove,
     /// The exact score of every legal move.
     AllMoves,
     /// Win, draw or loss only (a window of (-1, 1)): faster; `score` is then -1, 0 or 1.
@@ -86,6 +102,9 @@ struct Entry {
     upper: i8,
     best: u8,
     empties: u8,
+    /// The selectivity the bounds were found at ([`EXACT`] for proven bounds): a search trusts only bounds found
+    /// at its own selectivity or above, but takes the best move from any.
+    level: u8,
 }
 
 const NO_MOVE: u8 = 64;
@@ -104,6 +123,8 @@ pub struct Solver {
     /// The pattern evaluation is for 8x8 boards and the most-discs objective.
     use_patterns: bool,
     salt: u64,
+    /// The current pass's selectivity: an index into [`PROBCUT_T`], or [`EXACT`].
+    level: u8,
     nodes: u64,
     next_check: u64,
     node_limit: u64,
@@ -134,6 +155,7 @@ impl Solver {
             use_stability: true,
             use_patterns: true,
             salt: 0,
+            level: EXACT,
             nodes: 0,
             next_check: 0,
             node_limit: u64::MAX,
@@ -160,6 +182,7 @@ impl Solver {
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
         self.deadline = limits.time.map(|t| started + t);
         self.aborted = false;
+        self.level = EXACT;
         // Table entries stay valid across solves under the same rules: the rules are mixed into every key.
         let variant = (rules.passing as u64) | (rules.scoring as u64) << 1 | (rules.objective as u64) << 2;
         self.salt = hash_discs(self.mask, variant);
@@ -183,36 +206,48 @@ impl Solver {
             }
             Status::Moves(moves) => {
                 let limit = self.max_score();
-                let children: Vec<(Square, u64, u64)> = moves
+                let mut children: Vec<(Square, u64, u64)> = moves
                     .map(|sq| {
                         let f = self.flips(p, o, sq.index() as u32);
                         (sq, o ^ f, p | f | sq.bit())
                     })
                     .collect();
+                // Fewest opponent replies first.
+                children.sort_by_key(|&(_, cp, co)| self.moves(cp, co).count_ones());
                 match mode {
                     Mode::WinDrawLoss => {
-                        let v = self.root_window(&children, -1, 1);
+                        let v = self.root_window(&mut children, -1, 1);
                         solution.score = v.signum();
                     }
+                    Mode::BestMove => {
+                        solution.score = self.root_exact(&mut children, p, o);
+                        // The last pass moved the move reaching the score to the front.
+                        solution.best_moves = vec![Move::Play(children[0].0)];
+                    }
                     Mode::Exact => {
-                        let best = self.root_exact(&children, p, o);
+                        let best = self.root_exact(&mut children, p, o);
                         solution.score = best;
                         // A move is best when a null window around `best` shows it reaches `best` (cheaper in
                         // nodes, measured on FFO #40-#44, than testing each move against the best so far).
+                        let mut best_squares = vec![];
                         for &(sq, cp, co) in &children {
                             if self.aborted {
                                 break;
                             }
                             if -self.search(cp, co, -best, -best + 1) >= best {
-                                solution.best_moves.push(Move::Play(sq));
+                                best_squares.push(sq);
                             }
                         }
+                        best_squares.sort();
+                        solution.best_moves = best_squares.into_iter().map(Move::Play).collect();
                     }
                     Mode::AllMoves => {
-                        for &(sq, cp, co) in &children {
-                            solution.move_scores.push((Move::Play(sq), -self.search(cp, co, -limit - 1, limit + 1)));
-                        }
-                        solution.move_scores.sort_by_key(|&(_, v)| -v);
+                        let mut scores: Vec<(Square, i32)> = children
+                            .iter()
+                            .map(|&(sq, cp, co)| (sq, -self.search(cp, co, -limit - 1, limit + 1)))
+                            .collect();
+                        scores.sort_by_key(|&(sq, v)| (-v, sq));
+                        solution.move_scores = scores.into_iter().map(|(sq, v)| (Move::Play(sq), v)).collect();
                         solution.score = solution.move_scores.first().map_or(0, |m| m.1);
                         solution.best_moves =
                             solution.move_scores.iter().filter(|m| m.1 == solution.score).map(|m| m.0).collect();
@@ -232,17 +267,12 @@ impl Solver {
         Ok(solution)
     }
 
-    /// Root moves, fewest opponent replies first.
-    fn ordered(&self, children: &[(Square, u64, u64)]) -> Vec<(Square, u64, u64)> {
-        let mut ordered = children.to_vec();
-        ordered.sort_by_key(|&(_, cp, co)| self.moves(cp, co).count_ones());
-        ordered
-    }
-
-    /// The best score over the root moves within (alpha, beta) (PVS).
-    fn root_window(&mut self, children: &[(Square, u64, u64)], mut alpha: i32, beta: i32) -> i32 {
+    /// The best score over the root moves within (alpha, beta) (PVS); the best move moves to the front, to be
+    /// searched first by the next pass.
+    fn root_window(&mut self, children: &mut [(Square, u64, u64)], mut alpha: i32, beta: i32) -> i32 {
         let mut best = -i32::MAX;
-        for (i, &(_, cp, co)) in self.ordered(children).iter().enumerate() {
+        let mut best_index = 0;
+        for (i, &(_, cp, co)) in children.iter().enumerate() {
             let v = if i == 0 {
                 -self.search(cp, co, -beta, -alpha)
             } else {
@@ -254,33 +284,58 @@ impl Solver {
                 }
             };
             if v > best {
-                best = v;
+                (best, best_index) = (v, i);
                 alpha = alpha.max(v);
                 if alpha >= beta {
                     break;
                 }
             }
         }
+        children[..=best_index].rotate_right(1);
         best
     }
 
-    /// The exact root score: PVS in a window around the probe's estimate, moved until the score falls inside.
-    fn root_exact(&mut self, children: &[(Square, u64, u64)], p: u64, o: u64) -> i32 {
+    /// The exact root score. On 8x8 boards selective passes (probcut on the pattern evaluation) come first, each
+    /// searched in a window around the previous one's score; they leave best moves in the table for the exact
+    /// pass, whose window is moved until the score falls inside (aspiration).
+    fn root_exact(&mut self, children: &mut [(Square, u64, u64)], p: u64, o: u64) -> i32 {
+        if !self.use_patterns {
+            let limit = self.max_score() + 1;
+            return self.root_window(children, -limit, limit);
+        }
+        let mut guess = self.estimate(p, o, ROOT_PROBE_DEPTH) / SCALE;
+        for level in ROOT_LEVELS {
+            self.level = level;
+            guess = self.aspiration(children, guess);
+            if self.aborted {
+                break;
+            }
+        }
+        self.level = EXACT;
+        self.aspiration(children, guess)
+    }
+
+    /// The score in a window of +-ROOT_WINDOW around `guess`, moved until the score falls inside.
+    fn aspiration(&mut self, children: &mut [(Square, u64, u64)], guess: i32) -> i32 {
         let full = (-self.max_score() - 1, self.max_score() + 1);
-        let (mut lo, mut hi) = if self.use_patterns {
-            let guess = self.estimate(p, o, ROOT_PROBE_DEPTH) / SCALE;
-            ((guess - ROOT_WINDOW).max(full.0), (guess + ROOT_WINDOW).min(full.1))
-        } else {
-            full
-        };
+        let (mut lo, mut hi) = ((guess - ROOT_WINDOW).max(full.0), (guess + ROOT_WINDOW).min(full.1));
+        let (mut failed_low, mut failed_high) = (false, false);
         loop {
             let v = self.root_window(children, lo, hi);
             if self.aborted {
                 return v;
             }
-            if v <= lo && lo > full.0 {
+            let (low, high) = (v <= lo && lo > full.0, v >= hi && hi < full.1);
+            // Probcut's answers depend on the window, so a selective pass can fail low, then high, then low...
+            // for ever; it only estimates, so it stops at the first reversal. (Exact bounds never contradict.)
+            if self.level < EXACT && (low && failed_high || high && failed_low) {
+                return v;
+            }
+            if low {
+                failed_low = true;
                 (lo, hi) = ((v - 2 * ROOT_WINDOW).max(full.0), v + 1);
-            } else if v >= hi && hi < full.1 {
+            } else if high {
+                failed_high = true;
                 (lo, hi) = (v - 1, (v + 2 * ROOT_WINDOW).min(full.1));
             } else {
                 return v;
@@ -372,6 +427,16 @@ const SQUARE_VALUE: [u8; 64] = [
     18,  4, 16, 12, 12, 16,  4, 18,
 ];
 
+/// Probcut at a node with `empties` empties in a pass of selectivity `level`: the probe depth and the margin in the
+/// evaluation's units. The spreads (exact score minus probe, in hundredths of a disc) were measured by
+/// `cargo run --release -p othello-core --example probcut_calibration` (docs/BENCHMARKS.md); at even depths the
+/// probe's mean error is within a disc of zero, so no bias is corrected.
+#[inline(always)]
+fn probcut_margin(empties: u8, level: u8) -> (u32, i32) {
+    let (depth, sigma) = if empties >= 20 { (4, 750) } else { (2, 900) };
+    (depth, PROBCUT_T[level as usize] * sigma * SCALE / 10_000)
+}
+
 /// Discs of `d` in a corner or next to an own corner along an edge: cheap, certainly stable.
 #[inline(always)]
 fn corner_stability(d: u64) -> u32 {
@@ -447,13 +512,28 @@ macro_rules! search_with_kernel {
                 let hit = if s.table[bucket].key == key { bucket } else { bucket + 1 };
                 let entry = s.table[hit];
                 if entry.key == key && entry.empties == n_empties {
-                    let (lower, upper) = (entry.lower as i32, entry.upper as i32);
-                    if lower >= beta || upper <= alpha || lower == upper {
-                        return if lower >= beta { lower } else { upper };
-                    }
-                    alpha = alpha.max(lower);
-                    beta = beta.min(upper);
                     tt_move = entry.best;
+                    if entry.level >= s.level {
+                        let (lower, upper) = (entry.lower as i32, entry.upper as i32);
+                        if lower >= beta || upper <= alpha || lower == upper {
+                            return if lower >= beta { lower } else { upper };
+                        }
+                        alpha = alpha.max(lower);
+                        beta = beta.min(upper);
+                    }
+                }
+                // Selective passes: when a shallow probe lands far enough outside the window, take it as the
+                // answer (probcut).
+                if s.level < EXACT && n_empties >= PROBCUT_EMPTIES {
+                    let (depth, margin) = probcut_margin(n_empties, s.level);
+                    let (lo, hi) = (alpha * SCALE - margin, beta * SCALE + margin);
+                    let v = probe(s, p, o, depth, lo, hi);
+                    if v >= hi {
+                        return beta;
+                    }
+                    if v <= lo {
+                        return alpha;
+                    }
                 }
                 let alpha_in = alpha;
 
@@ -474,15 +554,24 @@ macro_rules! search_with_kernel {
                         let child_key = hash_discs(cp, co) ^ s.salt;
                         let b = child_key as usize & (TT_SIZE - 2);
                         for e in &s.table[b..b + 2] {
-                            if e.key == child_key && e.empties == n_empties - 1 && -(e.upper as i32) >= beta {
+                            if e.key == child_key
+                                && e.empties == n_empties - 1
+                                && e.level >= s.level
+                                && -(e.upper as i32) >= beta
+                            {
                                 return -(e.upper as i32);
                             }
                         }
                     }
                     let key = if sq as u8 == tt_move {
                         i32::MIN
-                    } else if n_empties >= PROBE_EMPTIES {
-                        // High up the tree the ordering is worth a small search of its own.
+                    } else if n_empties >= PROBE_EMPTIES
+                        && beta > EXTREME - s.max_score()
+                        && alpha < s.max_score() - EXTREME
+                    {
+                        // High up the tree the ordering is worth a small search of its own, except in a window
+                        // at the end of the scale (a side going for, or escaping, a wipeout), where the fewest
+                        // replies first finds the proof faster (FFO #59's exact pass: 1.3 M nodes, was 16 M).
                         let depth = if s.use_patterns { PROBE_DEPTH } else { CHEAP_PROBE_DEPTH };
                         probe(s, cp, co, depth, -PROBE_INF, PROBE_INF)
                     } else {
@@ -540,8 +629,15 @@ macro_rules! search_with_kernel {
                     } else {
                         bucket + 1
                     };
-                    s.table[slot] =
-                        Entry { key, lower: lower as i8, upper: upper as i8, best: best_sq, empties: n_empties };
+                    s.table[slot] = Entry {
+                        key,
+                        lower: lower as i8,
+                        upper: upper as i8,
+                        best: best_sq,
+                        empties: n_empties,
+                        // Below the probcut nodes every pass searches exactly.
+                        level: if n_empties < PROBCUT_EMPTIES { EXACT } else { s.level },
+                    };
                 }
                 best
             }
@@ -770,6 +866,11 @@ mod tests {
                 let mut got_best = got.best_moves.clone();
                 got_best.sort_by_key(|m| m.to_string());
                 assert_eq!(got_best, best, "best moves of {pos}");
+                let one = solver.solve(&rules, &pos, Mode::BestMove, Limits::default()).unwrap();
+                assert_eq!(one.score, want, "{rules} {pos}");
+                if !best.is_empty() {
+                    assert!(one.best_moves.len() == 1 && best.contains(&one.best_moves[0]), "{pos}: {one:?}");
+                }
                 let wdl = solver.solve(&rules, &pos, Mode::WinDrawLoss, Limits::default()).unwrap();
                 assert_eq!(wdl.score, want.signum());
             }
