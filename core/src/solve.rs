@@ -33,7 +33,8 @@ const PROBE_DEPTH: u32 = 2;
 /// With the cheap evaluation (other boards and objectives) the probes go deeper (tuned on FFO #40-#47 before the
 /// patterns existed).
 const CHEAP_PROBE_DEPTH: u32 = 4;
-/// The exact root search starts in a window of +-ROOT_WINDOW discs around a ROOT_PROBE_DEPTH-ply probe's estimate.
+/// The root's first pass searches a window of +-ROOT_WINDOW discs around a ROOT_PROBE_DEPTH-ply probe's estimate,
+/// each later pass one around the previous pass's score (+-1, +-2, +-5 measured worse on FFO #40-#47).
 const ROOT_PROBE_DEPTH: u32 = 8;
 const ROOT_WINDOW: i32 = 3;
 /// Probcut confidence of each selective pass, as a multiple (in hundredths) of the probe's error spread: Edax's
@@ -541,6 +542,11 @@ macro_rules! search_with_kernel {
                 // corner-anchored discs, the opponent's potential mobility, parity, and a square table: the
                 // weights of Edax's fast endgame ordering, applied as a key where smaller goes first.
                 let odd = odd_quadrants(empties);
+                // High up the tree the ordering is worth a small search of its own, except in a window at the end
+                // of the scale (a side going for, or escaping, a wipeout), where the fewest replies first finds the
+                // proof faster (FFO #59's exact pass: 1.3 M nodes, was 16 M).
+                let max = s.max_score();
+                let probe_order = n_empties >= PROBE_EMPTIES && beta > EXTREME - max && alpha < max - EXTREME;
                 let mut list = [(0u32, 0u64, 0u64, 0i32); 32];
                 let mut n = 0;
                 let mut rest = moves;
@@ -565,13 +571,7 @@ macro_rules! search_with_kernel {
                     }
                     let key = if sq as u8 == tt_move {
                         i32::MIN
-                    } else if n_empties >= PROBE_EMPTIES
-                        && beta > EXTREME - s.max_score()
-                        && alpha < s.max_score() - EXTREME
-                    {
-                        // High up the tree the ordering is worth a small search of its own, except in a window
-                        // at the end of the scale (a side going for, or escaping, a wipeout), where the fewest
-                        // replies first finds the proof faster (FFO #59's exact pass: 1.3 M nodes, was 16 M).
+                    } else if probe_order {
                         let depth = if s.use_patterns { PROBE_DEPTH } else { CHEAP_PROBE_DEPTH };
                         probe(s, cp, co, depth, -PROBE_INF, PROBE_INF)
                     } else {
