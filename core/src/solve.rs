@@ -309,7 +309,7 @@ impl Solver {
             self.level = level;
             guess = self.aspiration(children, guess);
             if self.aborted {
-                break;
+                return guess;
             }
         }
         self.level = EXACT;
@@ -927,6 +927,8 @@ mod tests {
         let pos = random_position(&rules, 36, &mut rand_pcg::Pcg64Mcg::seed_from_u64(15));
         let limits = Limits { nodes: Some(100_000), time: None };
         let err = Solver::new().solve(&rules, &pos, Mode::Exact, limits).unwrap_err();
+        assert!(matches!(err, SolveError::Limit { empties: 36, .. }), "{err}");
+        let err = Solver::new().solve(&rules, &pos, Mode::BestMove, limits).unwrap_err();
         assert!(matches!(err, SolveError::Limit { empties: 36, .. }), "{err}");
         let limits = Limits { nodes: None, time: Some(Duration::from_millis(50)) };
         assert!(Solver::new().solve(&rules, &pos, Mode::Exact, limits).is_err());
