@@ -1,5 +1,5 @@
 //! Measures how far a shallow search on the pattern evaluation lands from the exact score, by empties and depth:
-//! the spreads the solver's probcut margins are set from (`PROBCUT_SIGMA` in `solve.rs`).
+//! the spreads the solver's probcut margins are set from (`probcut_margin` in `solve.rs`).
 //!
 //! `cargo run --release -p othello-core --example probcut_calibration [WTHOR files]` (default: WTHOR 2010-2015
 //! in ../shared/data/wthor). Positions are taken from real games at each number of empties and solved exactly.

@@ -45,7 +45,7 @@ fn ffo_45_to_49() {
 }
 
 /// 34 empties and a wipeout: the score and one best move take a fraction of a second; proving that no other move
-/// wipes out too is the hard part (not done here, see `ffo_50_to_58`).
+/// wipes out too is a 33-empty search, out of reach for now (see `Mode::BestMove`).
 #[test]
 fn ffo_59_score_and_one_best_move() {
     check(59..=59, Mode::BestMove);
