@@ -56,9 +56,7 @@ fn main() {
         let (mut n, mut sum, mut squares) = (0, [0.0; DEPTHS], [0.0; DEPTHS]);
         for game in games.iter().step_by(7) {
             let Ok(replayed) = game.replay() else { continue };
-            let Some(pos) = replayed.positions().iter().find(|p| 64 - p.occupied().count() == empties) else {
-                continue;
-            };
+            let Some(pos) = replayed.position_with_empties(empties) else { continue };
             if !matches!(rules.status(pos), Status::Moves(_)) {
                 continue;
             }

@@ -92,6 +92,16 @@ impl Game {
     pub fn positions(&self) -> &[Position] {
         &self.positions
     }
+    /// The index in [`Game::positions`] (the number of moves played before it) of the first position with
+    /// `empties` empty squares on the rules' board.
+    pub fn index_with_empties(&self, empties: u32) -> Option<usize> {
+        let squares = self.rules.mask().count_ones();
+        self.positions.iter().position(|p| squares - p.occupied().count() == empties)
+    }
+    /// The first position with `empties` empty squares, if the game reached one.
+    pub fn position_with_empties(&self, empties: u32) -> Option<&Position> {
+        self.index_with_empties(empties).map(|i| &self.positions[i])
+    }
     /// The moves played, forced passes included.
     pub fn moves(&self) -> &[Move] {
         &self.moves
@@ -124,6 +134,16 @@ mod tests {
     use super::*;
     use crate::rules::Scoring;
     use crate::Color;
+
+    #[test]
+    fn positions_are_found_by_their_empties_on_any_board() {
+        let game = Game::from_transcript(Rules::othello(), "f5d6c3").unwrap();
+        assert_eq!(game.index_with_empties(60), Some(0));
+        assert_eq!(game.position_with_empties(58), Some(&game.positions()[2]));
+        assert_eq!(game.index_with_empties(56), None);
+        let six = Game::new(Rules::othello().with_size(6).unwrap());
+        assert_eq!(six.index_with_empties(32), Some(0));
+    }
 
     #[test]
     fn transcripts_in_every_spelling_agree() {

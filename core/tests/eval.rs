@@ -17,7 +17,7 @@ fn shipped_weights_predict_exact_endgame_scores() {
     let (mut n, mut squares, mut spread, mut winner) = (0, 0.0, 0.0, 0);
     for game in file.games.iter().step_by(10) {
         let Ok(replayed) = game.replay() else { continue };
-        let Some(pos) = replayed.positions().iter().find(|p| 64 - p.occupied().count() == 16) else { continue };
+        let Some(pos) = replayed.position_with_empties(16) else { continue };
         if !matches!(rules.status(pos), Status::Moves(_)) {
             continue;
         }

@@ -17,7 +17,7 @@ fn every_mode_agrees_with_full_window_scores_of_each_move() {
     for (i, game) in file.games.iter().step_by(23).take(90).enumerate() {
         let Ok(replayed) = game.replay() else { continue };
         let empties = 14 + (i % 6) as u32;
-        let Some(pos) = replayed.positions().iter().find(|p| 64 - p.occupied().count() == empties) else { continue };
+        let Some(pos) = replayed.position_with_empties(empties) else { continue };
         if !matches!(rules.status(pos), Status::Moves(_)) {
             continue;
         }

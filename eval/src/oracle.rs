@@ -16,7 +16,7 @@ pub fn oracle_positions(games: &[WthorGame], empties: u32, count: usize, seed: u
         .iter()
         .filter_map(|g| {
             let full = g.replay().ok()?;
-            let at = full.positions().iter().position(|p| 64 - p.occupied().count() == empties)?;
+            let at = full.index_with_empties(empties)?;
             let mut game = Game::new(Rules::othello());
             game.play_all(&full.moves()[..at]).ok()?;
             matches!(game.status(), Status::Moves(m) if m.count() > 1).then_some(game)
