@@ -414,6 +414,8 @@ const PROBE_INF: i32 = 1 << 20;
 const QUADRANTS: [u64; 4] =
     [0x0000_0000_0f0f_0f0f, 0x0000_0000_f0f0_f0f0, 0x0f0f_0f0f_0000_0000, 0xf0f0_f0f0_0000_0000];
 const CORNERS: u64 = 0x8100_0000_0000_0081;
+/// The X- and C-squares (next to a corner), which the last empties try last within each parity group.
+const C_AND_X: u64 = 0x42c3_0000_0000_c342;
 
 /// Ordering value of each square (corners best, X-squares worst), as in Edax.
 #[rustfmt::skip]
@@ -687,17 +689,25 @@ macro_rules! search_with_kernel {
                 best
             }
 
-            /// Few empties: try each empty square (its flips tell whether it is legal), odd quadrants first.
+            /// Few empties: try each empty square (its flips tell whether it is legal), odd quadrants first and C- and
+            /// X-squares last within each group.
             $(#[target_feature(enable = $features)])?
             unsafe fn shallow(s: &mut Solver, p: u64, o: u64, mut alpha: i32, beta: i32, empties: u64) -> i32 {
                 s.nodes += 1;
                 if empties & empties.wrapping_sub(1) == 0 {
                     return if empties == 0 { s.final_score(p, o) } else { last(s, p, o, empties) };
                 }
+                // Stability cut-off, as in `search`; with 2 empties it costs more time than it saves nodes.
+                if s.use_stability && empties.count_ones() >= 3 && alpha >= 64 - 2 * o.count_ones() as i32 {
+                    let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
+                    if bound <= alpha {
+                        return bound;
+                    }
+                }
                 let odd = odd_quadrants(empties);
                 let mut best = -i32::MAX;
-                for group in [empties & odd, empties & !odd] {
-                    let mut rest = group;
+                for group in [odd & !C_AND_X, odd & C_AND_X, !odd & !C_AND_X, !odd & C_AND_X] {
+                    let mut rest = empties & group;
                     while rest != 0 {
                         let sq = rest.trailing_zeros();
                         rest &= rest - 1;
