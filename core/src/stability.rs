@@ -187,9 +187,9 @@ mod tests {
 
     #[test]
     fn columns_pack_to_bytes_and_back() {
-        for b in 0..256 {
-            assert_eq!(column_to_byte(BYTE_TO_COLUMN[b]), b);
-            assert_eq!(column_to_byte(BYTE_TO_COLUMN[b] | !COL_A), b);
+        for (b, &column) in BYTE_TO_COLUMN.iter().enumerate() {
+            assert_eq!(column_to_byte(column), b);
+            assert_eq!(column_to_byte(column | !COL_A), b);
         }
     }
 
