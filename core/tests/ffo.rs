@@ -38,7 +38,7 @@ fn ffo_40_to_44() {
     check(40..=44, Mode::Exact);
 }
 
-/// About 1.5 minutes on one core (docs/BENCHMARKS.md).
+/// About a minute on one core (docs/BENCHMARKS.md).
 #[test]
 fn ffo_45_to_49() {
     check(45..=49, Mode::Exact);
