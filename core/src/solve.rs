@@ -694,8 +694,12 @@ macro_rules! search_with_kernel {
             $(#[target_feature(enable = $features)])?
             unsafe fn shallow(s: &mut Solver, p: u64, o: u64, mut alpha: i32, beta: i32, empties: u64) -> i32 {
                 s.nodes += 1;
-                if empties & empties.wrapping_sub(1) == 0 {
+                let rest = empties & empties.wrapping_sub(1);
+                if rest == 0 {
                     return if empties == 0 { s.final_score(p, o) } else { last(s, p, o, empties) };
+                }
+                if rest & rest.wrapping_sub(1) == 0 {
+                    return two(s, p, o, alpha, beta, empties);
                 }
                 // Stability cut-off, as in `search`; with 2 empties it costs more time than it saves nodes.
                 if s.use_stability && empties.count_ones() >= 3 && alpha >= 64 - 2 * o.count_ones() as i32 {
@@ -733,6 +737,35 @@ macro_rules! search_with_kernel {
                         return s.final_score(p, o);
                     }
                     return -shallow(s, o, p, -beta, -alpha, empties);
+                }
+                best
+            }
+
+            /// Two empty squares left (no parity to order by: both lie in odd quadrants or both in one even
+            /// quadrant). Counts its children as nodes, as `shallow` would.
+            $(#[target_feature(enable = $features)])?
+            unsafe fn two(s: &mut Solver, p: u64, o: u64, alpha: i32, beta: i32, empties: u64) -> i32 {
+                let (mut a, mut b) = (empties & empties.wrapping_neg(), empties & (empties - 1));
+                if a & C_AND_X != 0 && b & C_AND_X == 0 {
+                    (a, b) = (b, a);
+                }
+                let mut best = -i32::MAX;
+                for (sq, other) in [(a, b), (b, a)] {
+                    let f = K::flips(p, o, sq.trailing_zeros());
+                    if f != 0 {
+                        s.nodes += 1;
+                        best = best.max(-last(s, o ^ f, p | f | sq, other));
+                        if best >= beta {
+                            return best;
+                        }
+                    }
+                }
+                if best == -i32::MAX {
+                    if !s.passing || K::moves(o, p) & empties == 0 {
+                        return s.final_score(p, o);
+                    }
+                    s.nodes += 1;
+                    return -two(s, o, p, -beta, -alpha, empties);
                 }
                 best
             }
