@@ -701,8 +701,8 @@ macro_rules! search_with_kernel {
                 if rest & rest.wrapping_sub(1) == 0 {
                     return two(s, p, o, alpha, beta, empties);
                 }
-                // Stability cut-off, as in `search`; with 2 empties it costs more time than it saves nodes.
-                if s.use_stability && empties.count_ones() >= 3 && alpha >= 64 - 2 * o.count_ones() as i32 {
+                // Stability cut-off, as in `search`, from 3 empties (with 2 it costs more time than it saves).
+                if s.use_stability && alpha >= 64 - 2 * o.count_ones() as i32 {
                     let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
                     if bound <= alpha {
                         return bound;
