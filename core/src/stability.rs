@@ -23,8 +23,8 @@ const fn leaving(dr: i32, dc: i32, steps: i32) -> u64 {
     mask
 }
 
-/// The squares of `occupied` whose whole ray in direction (dr, dc) (a bit shift of `shift`, up the board when
-/// positive) is occupied: rays of 1, 2, then 4 squares are checked by doubling.
+/// The squares of `occupied` whose whole ray towards (DR rows, DC columns) per step is occupied, up to the board's
+/// edge: rays of 1, 2, then 4 squares are checked by doubling.
 #[inline(always)]
 fn full_ray<const DR: i32, const DC: i32>(occupied: u64) -> u64 {
     let shift = DR * 8 + DC;
