@@ -90,32 +90,17 @@ fn edge_table() -> &'static [u8; 1 << 16] {
                 if (m | t) >> sq & 1 == 1 {
                     continue;
                 }
-                // Mine placed: my discs all stay mine. Theirs placed: mine lose the flipped ones.
-                let f = line_flips(m, t, sq);
+                // Mine placed: my discs all stay mine. Theirs placed: mine lose the flipped ones. (On a board with
+                // discs on row 1 only, the board's flips are the line's.)
+                let f = crate::kernel::flips(m as u64, t as u64, sq) as u8;
                 stable &= table[(m | f | 1 << sq) as usize | ((t & !f) as usize) << 8];
-                let f = line_flips(t, m, sq);
+                let f = crate::kernel::flips(t as u64, m as u64, sq) as u8;
                 stable &= !f & table[(m & !f) as usize | ((t | f | 1 << sq) as usize) << 8];
             }
             table[m as usize | (t as usize) << 8] = stable;
         }
         table
     })
-}
-
-/// The discs of `t` flipped on a line of eight by `m` placing at `sq`.
-fn line_flips(m: u8, t: u8, sq: u32) -> u8 {
-    let mut flips = 0;
-    for dir in [-1i32, 1] {
-        let (mut run, mut i) = (0u8, sq as i32 + dir);
-        while (0..8).contains(&i) && t >> i & 1 == 1 {
-            run |= 1 << i;
-            i += dir;
-        }
-        if (0..8).contains(&i) && m >> i & 1 == 1 {
-            flips |= run;
-        }
-    }
-    flips
 }
 
 /// The stable discs of `mine` on the four edges.
