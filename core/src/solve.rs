@@ -373,6 +373,17 @@ impl Solver {
         }
     }
 
+    /// The stability cut-off: `p` scores at most 64 - 2 x the opponent's stable discs, so a node whose bound is at
+    /// most `alpha` fails low at once. Only computed when the opponent has enough discs for it to cut.
+    #[inline(always)]
+    fn stability_cut(&self, p: u64, o: u64, alpha: i32) -> Option<i32> {
+        if !self.use_stability || alpha < 64 - 2 * o.count_ones() as i32 {
+            return None;
+        }
+        let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
+        (bound <= alpha).then_some(bound)
+    }
+
     fn moves(&self, p: u64, o: u64) -> u64 {
         crate::kernel::moves_with(self.kernel, p, o) & self.mask
     }
@@ -501,12 +512,8 @@ macro_rules! search_with_kernel {
                     }
                     return -search(s, o, p, -beta, -alpha);
                 }
-                // Stability bound: only worth computing when the opponent has enough discs for it to cut.
-                if s.use_stability && alpha >= 64 - 2 * o.count_ones() as i32 {
-                    let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
-                    if bound <= alpha {
-                        return bound;
-                    }
+                if let Some(bound) = s.stability_cut(p, o, alpha) {
+                    return bound;
                 }
                 let key = hash_discs(p, o) ^ s.salt;
                 let bucket = key as usize & (TT_SIZE - 2);
@@ -701,12 +708,9 @@ macro_rules! search_with_kernel {
                 if but_lowest & (but_lowest - 1) == 0 {
                     return two(s, p, o, alpha, beta, empties);
                 }
-                // Stability cut-off, as in `search`, from 3 empties (with 2 it costs more time than it saves).
-                if s.use_stability && alpha >= 64 - 2 * o.count_ones() as i32 {
-                    let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
-                    if bound <= alpha {
-                        return bound;
-                    }
+                // From 3 empties: with 2 the cut-off costs more time than it saves.
+                if let Some(bound) = s.stability_cut(p, o, alpha) {
+                    return bound;
                 }
                 let odd = odd_quadrants(empties);
                 let mut best = -i32::MAX;
