@@ -27,9 +27,18 @@ pub const SHALLOW: u32 = 8;
 /// Nodes with more empties than this try the table on every child before searching (ETC).
 const ETC_EMPTIES: u8 = 10;
 /// Nodes with at least this many empties order their moves by a [`PROBE_DEPTH`]-ply search on the pattern
-/// evaluation instead of the one-ply fastest-first key (tuned on FFO #40-#49; docs/BENCHMARKS.md).
+/// evaluation instead of the one-ply fastest-first key, and from [`EVAL_ORDER_EMPTIES`] by the evaluation itself
+/// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned on FFO #40-#52; docs/BENCHMARKS.md).
 const PROBE_EMPTIES: u8 = 18;
 const PROBE_DEPTH: u32 = 2;
+/// From this many empties the ordering probes go [`DEEP_PROBE_DEPTH`] plies deep: a subtree there is large enough
+/// to repay them (FFO #56 and #58: 17% fewer nodes; 22 and 24 empties measured alike, 6 plies from 27 worse).
+const DEEP_PROBE_EMPTIES: u8 = 22;
+const DEEP_PROBE_DEPTH: u32 = 4;
+const EVAL_ORDER_EMPTIES: u8 = 16;
+/// An opponent reply (corners count twice) weighs two discs against the evaluation when ordering, as in Edax's
+/// ordering (32, 64, 96 and 160 measured: 64 took the fewest nodes).
+const ORDER_MOBILITY_WEIGHT: i32 = 2 * SCALE;
 /// With the cheap evaluation (other boards and objectives) the probes go deeper (tuned on FFO #40-#47 before the
 /// patterns existed).
 const CHEAP_PROBE_DEPTH: u32 = 4;
@@ -555,7 +564,8 @@ macro_rules! search_with_kernel {
                 // of the scale (a side going for, or escaping, a wipeout), where the fewest replies first finds the
                 // proof faster (FFO #59's exact pass: 1.3 M nodes, was 16 M).
                 let max = s.max_score();
-                let probe_order = n_empties >= PROBE_EMPTIES && beta > EXTREME - max && alpha < max - EXTREME;
+                let order_empties = if s.use_patterns { EVAL_ORDER_EMPTIES } else { PROBE_EMPTIES };
+                let probe_order = n_empties >= order_empties && beta > EXTREME - max && alpha < max - EXTREME;
                 let mut list = [(0u32, 0u64, 0u64, 0i32); 32];
                 let mut n = 0;
                 let mut rest = moves;
@@ -564,8 +574,18 @@ macro_rules! search_with_kernel {
                     rest &= rest - 1;
                     let f = K::flips(p, o, sq);
                     let (cp, co) = (o ^ f, p | f | 1 << sq);
-                    // Enhanced transposition cut-off: a child already known to be bad enough for the opponent.
-                    if n_empties > ETC_EMPTIES {
+                    // The children that use the table ask for their buckets now, all before any is read, so that
+                    // the memory latencies overlap (the table misses were a fifth of the time, by `perf`).
+                    if n_empties > SHALLOW as u8 + 1 {
+                        K::prefetch(&s.table[(hash_discs(cp, co) ^ s.salt) as usize & (TT_SIZE - 2)]);
+                    }
+                    list[n] = (sq, cp, co, 0);
+                    n += 1;
+                }
+                let list = &mut list[..n];
+                // Enhanced transposition cut-off: a child already known to be bad enough for the opponent.
+                if n_empties > ETC_EMPTIES {
+                    for &(_, cp, co, _) in list.iter() {
                         let child_key = hash_discs(cp, co) ^ s.salt;
                         let b = child_key as usize & (TT_SIZE - 2);
                         for e in &s.table[b..b + 2] {
@@ -578,11 +598,22 @@ macro_rules! search_with_kernel {
                             }
                         }
                     }
-                    let key = if sq as u8 == tt_move {
+                }
+                for (sq, cp, co, key) in list.iter_mut() {
+                    let (sq, cp, co) = (*sq, *cp, *co);
+                    *key = if sq as u8 == tt_move {
                         i32::MIN
+                    } else if !s.use_patterns && probe_order {
+                        probe(s, cp, co, CHEAP_PROBE_DEPTH, -PROBE_INF, PROBE_INF)
                     } else if probe_order {
-                        let depth = if s.use_patterns { PROBE_DEPTH } else { CHEAP_PROBE_DEPTH };
-                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF)
+                        let depth = match n_empties {
+                            DEEP_PROBE_EMPTIES.. => DEEP_PROBE_DEPTH,
+                            PROBE_EMPTIES.. => PROBE_DEPTH,
+                            _ => 0,
+                        };
+                        let replies = K::moves(cp, co) & s.mask;
+                        let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
+                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF) + ORDER_MOBILITY_WEIGHT * weighted
                     } else {
                         let replies = K::moves(cp, co) & s.mask;
                         let child_empties = empties & !(1 << sq);
@@ -592,10 +623,7 @@ macro_rules! search_with_kernel {
                         key -= (((odd >> sq) & 1) as i32) << 4;
                         key - SQUARE_VALUE[sq as usize] as i32
                     };
-                    list[n] = (sq, cp, co, key);
-                    n += 1;
                 }
-                let list = &mut list[..n];
                 list.sort_unstable_by_key(|m| m.3);
 
                 let mut best = -i32::MAX;

@@ -39,6 +39,12 @@ pub trait Kernel {
         index
     }
 
+    /// Asks the CPU to bring the cache line holding `value` closer: a hint, with no effect on any result.
+    #[inline(always)]
+    fn prefetch<T>(value: &T) {
+        let _ = value;
+    }
+
     /// Whether [`Kernel::extract`] is a single fast instruction (the pattern evaluation then reads its patterns
     /// with it instead of transforming the board).
     const FAST_EXTRACT: bool = false;

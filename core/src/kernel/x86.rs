@@ -40,6 +40,10 @@ impl Kernel for Avx2 {
         // SAFETY: as above; `sq < 64` indexes RAYS.
         unsafe { flips_avx2(p, o, sq) }
     }
+    #[inline(always)]
+    fn prefetch<T>(value: &T) {
+        prefetch(value)
+    }
 }
 
 impl Kernel for Avx512 {
@@ -65,6 +69,16 @@ impl Kernel for Avx512 {
         // SAFETY: AVX-512 CPUs have BMI2 (pext is fast on all of them, as pdep above).
         unsafe { _pext_u64(x, mask) }
     }
+    #[inline(always)]
+    fn prefetch<T>(value: &T) {
+        prefetch(value)
+    }
+}
+
+#[inline(always)]
+fn prefetch<T>(value: &T) {
+    // SAFETY: the address of a live reference; a prefetch only hints the cache and never faults.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(value as *const T as *const i8) }
 }
 
 /// The four directions (+-1, +-8, +-9, +-7) as lanes; left shifts go up the board, right shifts down.
