@@ -5,8 +5,8 @@
 //! window around an 8-ply estimate: it leaves best moves in the table and an estimate for the exact pass, which
 //! starts in a narrow window around it and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
-//! opponent's resulting mobility (fastest first), or from 18 empties up by a 2-ply search on the pattern evaluation
-//! (on boards other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search
+//! opponent's resulting mobility (fastest first), or from 16 empties up by the pattern evaluation (searched 2
+//! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search
 //! on a cheap evaluation of mobility and corners).
 //! Shallow nodes: no table, moves tried by quadrant parity straight from the flips of each empty square, and a
 //! dedicated last-empty function.
@@ -566,7 +566,8 @@ macro_rules! search_with_kernel {
                 let max = s.max_score();
                 let order_empties = if s.use_patterns { EVAL_ORDER_EMPTIES } else { PROBE_EMPTIES };
                 let probe_order = n_empties >= order_empties && beta > EXTREME - max && alpha < max - EXTREME;
-                let mut list = [(0u32, 0u64, 0u64, 0i32); 32];
+                // (square, child's player, child's opponent, ordering key, child's table key)
+                let mut list = [(0u32, 0u64, 0u64, 0i32, 0u64); 32];
                 let mut n = 0;
                 let mut rest = moves;
                 while rest != 0 {
@@ -576,17 +577,20 @@ macro_rules! search_with_kernel {
                     let (cp, co) = (o ^ f, p | f | 1 << sq);
                     // The children that use the table ask for their buckets now, all before any is read, so that
                     // the memory latencies overlap (the table misses were a fifth of the time, by `perf`).
-                    if n_empties > SHALLOW as u8 + 1 {
-                        K::prefetch(&s.table[(hash_discs(cp, co) ^ s.salt) as usize & (TT_SIZE - 2)]);
-                    }
-                    list[n] = (sq, cp, co, 0);
+                    let child_key = if n_empties > SHALLOW as u8 + 1 {
+                        let child_key = hash_discs(cp, co) ^ s.salt;
+                        K::prefetch(&s.table[child_key as usize & (TT_SIZE - 2)]);
+                        child_key
+                    } else {
+                        0
+                    };
+                    list[n] = (sq, cp, co, 0, child_key);
                     n += 1;
                 }
                 let list = &mut list[..n];
                 // Enhanced transposition cut-off: a child already known to be bad enough for the opponent.
                 if n_empties > ETC_EMPTIES {
-                    for &(_, cp, co, _) in list.iter() {
-                        let child_key = hash_discs(cp, co) ^ s.salt;
+                    for &(.., child_key) in list.iter() {
                         let b = child_key as usize & (TT_SIZE - 2);
                         for e in &s.table[b..b + 2] {
                             if e.key == child_key
@@ -599,7 +603,7 @@ macro_rules! search_with_kernel {
                         }
                     }
                 }
-                for (sq, cp, co, key) in list.iter_mut() {
+                for (sq, cp, co, key, _) in list.iter_mut() {
                     let (sq, cp, co) = (*sq, *cp, *co);
                     *key = if sq as u8 == tt_move {
                         i32::MIN
@@ -628,7 +632,7 @@ macro_rules! search_with_kernel {
 
                 let mut best = -i32::MAX;
                 let mut best_sq = NO_MOVE;
-                for (i, &(sq, cp, co, _)) in list.iter().enumerate() {
+                for (i, &(sq, cp, co, ..)) in list.iter().enumerate() {
                     let v = if i == 0 {
                         -search(s, cp, co, -beta, -alpha)
                     } else {
