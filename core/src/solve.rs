@@ -6,8 +6,9 @@
 //! starts in a narrow window around it and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
 //! opponent's resulting mobility (fastest first), or from 16 empties up by the pattern evaluation (searched 2
-//! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search
-//! on a cheap evaluation of mobility and corners).
+//! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the
+//! fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap evaluation of mobility and
+//! corners).
 //! Shallow nodes: no table, moves tried by quadrant parity straight from the flips of each empty square, and a
 //! dedicated last-empty function.
 
@@ -31,11 +32,11 @@ const ETC_EMPTIES: u8 = 10;
 /// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned on FFO #40-#52; docs/BENCHMARKS.md).
 const PROBE_EMPTIES: u8 = 18;
 const PROBE_DEPTH: u32 = 2;
+const EVAL_ORDER_EMPTIES: u8 = 16;
 /// From this many empties the ordering probes go [`DEEP_PROBE_DEPTH`] plies deep: a subtree there is large enough
 /// to repay them (FFO #56 and #58: 17% fewer nodes; 22 and 24 empties measured alike, 6 plies from 27 worse).
 const DEEP_PROBE_EMPTIES: u8 = 22;
 const DEEP_PROBE_DEPTH: u32 = 4;
-const EVAL_ORDER_EMPTIES: u8 = 16;
 /// An opponent reply (corners count twice) weighs two discs against the evaluation when ordering, as in Edax's
 /// ordering (32, 64, 96 and 160 measured: 64 took the fewest nodes).
 const ORDER_MOBILITY_WEIGHT: i32 = 2 * SCALE;
@@ -460,6 +461,12 @@ fn probcut_margin(empties: u8, level: u8) -> (u32, i32) {
     (depth, PROBCUT_T[level as usize] * sigma * SCALE / 10_000)
 }
 
+/// The number of `moves`, corners counting twice.
+#[inline(always)]
+fn weighted_mobility(moves: u64) -> i32 {
+    (moves.count_ones() + (moves & CORNERS).count_ones()) as i32
+}
+
 /// Discs of `d` in a corner or next to an own corner along an edge: cheap, certainly stable.
 #[inline(always)]
 fn corner_stability(d: u64) -> u32 {
@@ -616,12 +623,11 @@ macro_rules! search_with_kernel {
                             _ => 0,
                         };
                         let replies = K::moves(cp, co) & s.mask;
-                        let weighted = (replies.count_ones() + (replies & CORNERS).count_ones()) as i32;
-                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF) + ORDER_MOBILITY_WEIGHT * weighted
+                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF) + ORDER_MOBILITY_WEIGHT * weighted_mobility(replies)
                     } else {
                         let replies = K::moves(cp, co) & s.mask;
                         let child_empties = empties & !(1 << sq);
-                        let mut key = ((replies.count_ones() + (replies & CORNERS).count_ones()) as i32) << 15;
+                        let mut key = weighted_mobility(replies) << 15;
                         key -= (corner_stability(co) as i32) << 11;
                         key += (potential_mobility(co, child_empties) as i32) << 5;
                         key -= (((odd >> sq) & 1) as i32) << 4;
@@ -696,8 +702,7 @@ macro_rules! search_with_kernel {
                     // Other boards and objectives: mobility, potential mobility and corners.
                     let empties = s.mask & !(p | o);
                     let replies = K::moves(o, p) & s.mask;
-                    return 16 * (moves.count_ones() as i32 + (moves & CORNERS).count_ones() as i32
-                        - replies.count_ones() as i32 - (replies & CORNERS).count_ones() as i32)
+                    return 16 * (weighted_mobility(moves) - weighted_mobility(replies))
                         + 4 * (potential_mobility(o, empties) as i32 - potential_mobility(p, empties) as i32)
                         + 32 * (corner_stability(p) as i32 - corner_stability(o) as i32);
                 }
