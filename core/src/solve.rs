@@ -622,8 +622,8 @@ macro_rules! search_with_kernel {
                             PROBE_EMPTIES.. => PROBE_DEPTH,
                             _ => 0,
                         };
-                        let replies = K::moves(cp, co) & s.mask;
-                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF) + ORDER_MOBILITY_WEIGHT * weighted_mobility(replies)
+                        let replies = weighted_mobility(K::moves(cp, co) & s.mask);
+                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF) + ORDER_MOBILITY_WEIGHT * replies
                     } else {
                         let replies = K::moves(cp, co) & s.mask;
                         let child_empties = empties & !(1 << sq);
