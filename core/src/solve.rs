@@ -56,6 +56,9 @@ const ROOT_LEVELS: [u8; 1] = [0];
 /// Selective passes try probcut at nodes with at least this many empties; below, every pass searches exactly
 /// (so their table entries serve the exact pass).
 const PROBCUT_EMPTIES: u8 = 10;
+/// The shallow search tries the stability cut-off only when it would cut even with this many of the opponent's
+/// discs unstable: it seldom cuts otherwise (under 5% of tries), and each try costs a stability search.
+const SHALLOW_UNSTABLE: i32 = 6;
 /// Windows within this many discs of a wipeout order moves fastest-first even where probes would be used.
 const EXTREME: i32 = 4;
 /// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
@@ -384,10 +387,11 @@ impl Solver {
     }
 
     /// The stability cut-off: `p` scores at most 64 - 2 x the opponent's stable discs, so a node whose bound is at
-    /// most `alpha` fails low at once. Only computed when the opponent has enough discs for it to cut.
+    /// most `alpha` fails low at once. Only computed when it would cut even with `unstable` of the opponent's discs
+    /// unstable.
     #[inline(always)]
-    fn stability_cut(&self, p: u64, o: u64, alpha: i32) -> Option<i32> {
-        if !self.use_stability || alpha < 64 - 2 * o.count_ones() as i32 {
+    fn stability_cut(&self, p: u64, o: u64, alpha: i32, unstable: i32) -> Option<i32> {
+        if !self.use_stability || alpha < 64 - 2 * (o.count_ones() as i32 - unstable) {
             return None;
         }
         let bound = 64 - 2 * stable_discs(o, p).count_ones() as i32;
@@ -438,6 +442,18 @@ const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// The X- and C-squares (next to a corner), which the last empties try last within each parity group.
 const C_AND_X: u64 = 0x42c3_0000_0000_c342;
 
+/// The squares around each square: a move must flip one of them, so an empty square with no opponent disc around it
+/// is not a move (a test far cheaper than the flips).
+const NEIGHBOURS: [u64; 64] = {
+    let mut table = [0u64; 64];
+    let mut sq = 0;
+    while sq < 64 {
+        table[sq] = around(1 << sq);
+        sq += 1;
+    }
+    table
+};
+
 /// Ordering value of each square (corners best, X-squares worst), as in Edax.
 #[rustfmt::skip]
 const SQUARE_VALUE: [u8; 64] = [
@@ -479,20 +495,25 @@ fn corner_stability(d: u64) -> u32 {
     stable.count_ones()
 }
 
-/// Empty squares next to a disc of `d`: where the opponent of `d` may later find moves.
+/// The squares next to a square of `d`.
 #[inline(always)]
-fn potential_mobility(d: u64, empties: u64) -> u32 {
+const fn around(d: u64) -> u64 {
     const NOT_A: u64 = 0xfefe_fefe_fefe_fefe;
     const NOT_H: u64 = 0x7f7f_7f7f_7f7f_7f7f;
-    let around = (d << 1 & NOT_A)
+    (d << 1 & NOT_A)
         | (d >> 1 & NOT_H)
         | d << 8
         | d >> 8
         | (d << 9 & NOT_A)
         | (d >> 9 & NOT_H)
         | (d << 7 & NOT_H)
-        | (d >> 7 & NOT_A);
-    (around & empties).count_ones()
+        | (d >> 7 & NOT_A)
+}
+
+/// Empty squares next to a disc of `d`: where the opponent of `d` may later find moves.
+#[inline(always)]
+fn potential_mobility(d: u64, empties: u64) -> u32 {
+    (around(d) & empties).count_ones()
 }
 
 /// The squares of quadrants holding an odd number of empties: playing there first is the parity heuristic.
@@ -528,7 +549,7 @@ macro_rules! search_with_kernel {
                     }
                     return -search(s, o, p, -beta, -alpha);
                 }
-                if let Some(bound) = s.stability_cut(p, o, alpha) {
+                if let Some(bound) = s.stability_cut(p, o, alpha, 0) {
                     return bound;
                 }
                 let key = hash_discs(p, o) ^ s.salt;
@@ -746,7 +767,7 @@ macro_rules! search_with_kernel {
                     return two(s, p, o, alpha, beta, empties);
                 }
                 // From 3 empties: with 2 the cut-off costs more time than it saves.
-                if let Some(bound) = s.stability_cut(p, o, alpha) {
+                if let Some(bound) = s.stability_cut(p, o, alpha, SHALLOW_UNSTABLE) {
                     return bound;
                 }
                 let odd = odd_quadrants(empties);
@@ -756,6 +777,9 @@ macro_rules! search_with_kernel {
                     while rest != 0 {
                         let sq = rest.trailing_zeros();
                         rest &= rest - 1;
+                        if o & NEIGHBOURS[sq as usize] == 0 {
+                            continue;
+                        }
                         let f = K::flips(p, o, sq);
                         if f == 0 {
                             continue;
