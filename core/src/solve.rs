@@ -9,8 +9,9 @@
 //! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the
 //! fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap evaluation of mobility and
 //! corners).
-//! Shallow nodes: no table, moves tried by quadrant parity straight from the flips of each empty square, and a
-//! dedicated last-empty function.
+//! Shallow nodes: no table; the stability cut-off from 3 empties; moves tried by quadrant parity (C- and X-squares
+//! last) straight from the flips of each empty square next to an opponent disc; dedicated two- and last-empty
+//! functions.
 
 use std::time::{Duration, Instant};
 
