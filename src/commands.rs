@@ -239,16 +239,31 @@ pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: 
     Ok(())
 }
 
-pub fn fit_eval(wthor: &[PathBuf], out: &Path, epochs: u32, prior: f64) -> Result<()> {
-    use othello_core::eval::{self, fit};
+pub fn fit_eval(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u32, prior: f64) -> Result<()> {
+    use othello_core::eval::{self, fit, label::LabelFile};
     let (mut train, mut held_out) = (Vec::new(), Vec::new());
+    let mut exact = std::collections::HashMap::new();
+    if let Some(path) = labels {
+        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+        let file = LabelFile::from_bytes(&bytes).with_context(|| path.display().to_string())?;
+        for l in file.labels {
+            if l.on_line {
+                exact.insert((l.player, l.opponent), l.score);
+            } else {
+                // Positions off the games' lines: training samples of their own.
+                train.push(vec![fit::Sample { player: l.player, opponent: l.opponent, score: l.score, exact: true }]);
+            }
+        }
+    }
+    let mut games = 0;
     for path in wthor {
         let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
         let file = WthorFile::parse(&bytes).with_context(|| path.display().to_string())?;
         let depth = file.header.theoretical_depth();
         for game in &file.games {
-            let set = if (train.len() + held_out.len()) % 20 == 19 { &mut held_out } else { &mut train };
-            set.push(fit::wthor_samples(game, depth));
+            games += 1;
+            let set = if games % 20 == 0 { &mut held_out } else { &mut train };
+            set.push(fit::wthor_samples(game, depth, &exact));
         }
     }
     let (train, held_out): (Vec<_>, Vec<_>) = (train.concat(), held_out.concat());
@@ -261,16 +276,33 @@ pub fn fit_eval(wthor: &[PathBuf], out: &Path, epochs: u32, prior: f64) -> Resul
             eprintln!("phase {phase} epoch {epoch}: training error {rmse:.2} discs");
         }
     });
-    let mut errors = vec![(0.0, 0usize); eval::PHASES];
+    // Per phase, for the new and the shipped weights: squared error and count over all held-out positions, and
+    // over those with an exact label.
+    let shipped = eval::EvalWeights::builtin();
+    let mut errors = vec![[[(0.0, 0usize); 2]; 2]; eval::PHASES];
     for s in &held_out {
-        let e = &mut errors[eval::position_phase(s.player, s.opponent)];
-        let predicted = weights.evaluate(s.player, s.opponent) as f64 / eval::SCALE as f64;
-        e.0 += (predicted - s.score as f64).powi(2);
-        e.1 += 1;
+        let phase = &mut errors[eval::position_phase(s.player, s.opponent)];
+        for (e, w) in phase.iter_mut().zip([&weights, shipped]) {
+            let squared = (w.evaluate(s.player, s.opponent) as f64 / eval::SCALE as f64 - s.score as f64).powi(2);
+            for e in if s.exact { &mut e[..] } else { &mut e[..1] } {
+                e.0 += squared;
+                e.1 += 1;
+            }
+        }
     }
-    for (phase, (squares, n)) in errors.iter().enumerate().filter(|e| e.1 .1 > 0) {
+    let rms = |(squares, n): (f64, usize)| (squares / n.max(1) as f64).sqrt();
+    for (phase, [new, old]) in errors.into_iter().enumerate().filter(|e| e.1[0][0].1 > 0) {
         let (lo, hi) = (phase as u32 * eval::PHASE_WIDTH, (phase as u32 + 1) * eval::PHASE_WIDTH - 1);
-        println!("empties {lo:2}-{hi:2}: held-out error {:.2} discs ({n} positions)", (squares / *n as f64).sqrt());
+        println!(
+            "empties {lo:2}-{hi:2}: held-out error {:.2} discs (shipped weights {:.2}) on {} positions; \
+             {:.2} ({:.2}) on the {} exactly labelled",
+            rms(new[0]),
+            rms(old[0]),
+            new[0].1,
+            rms(new[1]),
+            rms(old[1]),
+            new[1].1
+        );
     }
     othello_selfplay::atomic::write_atomic(out, &weights.to_bytes())
         .with_context(|| format!("writing {}", out.display()))?;

@@ -3,6 +3,7 @@
 mod bench;
 mod commands;
 mod config;
+mod label;
 mod pipeline;
 mod selfplay;
 mod train;
@@ -104,6 +105,10 @@ enum Command {
         /// WTHOR game files.
         #[arg(num_args = 1.., required = true)]
         wthor: Vec<PathBuf>,
+        /// Exact labels from `label-endgames`: the games' positions take their labels from the nearest exactly
+        /// known position, and the other children join the training set.
+        #[arg(long)]
+        labels: Option<PathBuf>,
         /// Where to write the weights (the crate ships core/src/eval/weights.bin).
         #[arg(long)]
         out: PathBuf,
@@ -112,6 +117,29 @@ enum Command {
         /// Ridge penalty in pseudo-samples per weight.
         #[arg(long, default_value_t = 16.0)]
         prior: f64,
+    },
+    /// Solve the positions of WTHOR games with few empties exactly (and one other child of each), as labels for
+    /// `fit-eval --labels`. Saves as it goes; run again with the same settings to resume.
+    LabelEndgames {
+        /// WTHOR game files.
+        #[arg(num_args = 1.., required = true)]
+        wthor: Vec<PathBuf>,
+        /// The label file to write (or resume).
+        #[arg(long)]
+        out: PathBuf,
+        /// Label every N-th game of the files.
+        #[arg(long, default_value_t = 10)]
+        every: u32,
+        #[arg(long, default_value_t = 6)]
+        min_empties: u8,
+        #[arg(long, default_value_t = 18)]
+        max_empties: u8,
+        /// Seed for the other children.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Threads (one solver each; default: one per core).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Play self-play games into RUN/replay (resumes: games already there are not played again).
     Selfplay {
@@ -204,7 +232,14 @@ fn main() -> Result<()> {
         Command::Oracle { agent, empties, positions, wthor, seed } => {
             commands::oracle(&agent, empties, positions, &wthor, seed)
         }
-        Command::FitEval { wthor, out, epochs, prior } => commands::fit_eval(&wthor, &out, epochs, prior),
+        Command::LabelEndgames { wthor, out, every, min_empties, max_empties, seed, threads } => {
+            let run = othello_core::eval::label::LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
+            let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
+            label::run(&wthor, &out, run, threads)
+        }
+        Command::FitEval { wthor, labels, out, epochs, prior } => {
+            commands::fit_eval(&wthor, labels.as_deref(), &out, epochs, prior)
+        }
         Command::Selfplay { run, games, threads, worker, config } => {
             selfplay::run(&run, games, threads, worker, config.as_deref())
         }

@@ -159,3 +159,44 @@ fn fit_eval_learns_weights_that_predict_held_out_games() {
     assert!(error < 0.8 * spread, "{line} (spread {spread:.2})");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
+    let path = shared("data/wthor/WTH_2004.wtb");
+    let dir = std::env::temp_dir().join(format!("oz-label-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let labels = dir.join("labels.bin");
+    let (wthor, out) = (path.to_str().unwrap(), labels.to_str().unwrap());
+    let args = ["label-endgames", wthor, "--out", out, "--every", "199", "--max-empties", "12", "--threads", "2"];
+    let o = run(&args, "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let bytes = std::fs::read(&labels).unwrap();
+    let file = othello_core::eval::label::LabelFile::from_bytes(&bytes).expect("a label file");
+    let games = othello_core::wthor::WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap().games.len();
+    assert_eq!(file.run.games_done as usize, games.div_ceil(199));
+    // Positions at 6-12 empties where the mover can move, and about as many other children.
+    let played = file.labels.iter().filter(|l| l.on_line).count();
+    assert!(
+        played > 5 * file.run.games_done as usize && played < file.labels.len(),
+        "{played} of {}",
+        file.labels.len()
+    );
+    // Run again: nothing left to do, the file unchanged; other settings are refused, naming the file.
+    let o = run(&args, "");
+    assert!(String::from_utf8_lossy(&o.stderr).contains("resuming after"), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(std::fs::read(&labels).unwrap(), bytes);
+    let o = run(&["label-endgames", wthor, "--out", out, "--every", "100"], "");
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains(out));
+    let weights = dir.join("weights.bin");
+    let o = run(&["fit-eval", wthor, "--labels", out, "--epochs", "20", "--out", weights.to_str().unwrap()], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let line =
+        stdout(&o).lines().find(|l| l.starts_with("empties  8-11")).map(str::to_owned).expect("a line per phase");
+    // Game 199 (and every 20th after it) is held out of the fit and was labelled.
+    assert!(line.contains("exactly labelled") && !line.ends_with(" 0 exactly labelled"), "{line}");
+    std::fs::write(&labels, &bytes[..bytes.len() - 5]).unwrap();
+    let o = run(&["fit-eval", wthor, "--labels", out, "--out", weights.to_str().unwrap()], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains(out) && err.contains("truncated"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}

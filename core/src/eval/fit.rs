@@ -4,6 +4,8 @@
 //! weight moves by the mean residual of the samples it appears in (Buro's method for Logistello: rare configurations
 //! converge as fast as common ones).
 
+use std::collections::HashMap;
+
 use crate::symmetry::mirror_columns;
 use crate::wthor::WthorGame;
 use crate::Status;
@@ -16,25 +18,37 @@ pub struct Sample {
     pub player: u64,
     pub opponent: u64,
     pub score: i8,
+    /// The score is the position's own exact value (else that of a position some moves of human play away).
+    pub exact: bool,
 }
 
-/// The labelled positions of a WTHOR game, from the game's theoretical score (perfect play from `depth` empties) or
-/// its actual final score, whichever is fewer moves of human play away: the theoretical score down to `depth / 2`
-/// empties, then the actual one. (Human errors after `depth` empties made the actual score a label twice as noisy
-/// at 16-23 empties.) Games that do not replay give nothing.
-pub fn wthor_samples(game: &WthorGame, depth: u32) -> Vec<Sample> {
+/// The labelled positions of a WTHOR game. Each takes the value of the nearest position in the game (in moves) whose
+/// value is known, the earlier one on a tie: the position at `depth` empties (the game's theoretical score, perfect
+/// play from there), the positions in `exact` (values for the player to move, as [`super::label`] makes them), and
+/// the final position. Human errors in the moves between make a label wrong by 9-14 discs at 14-18 empties (RMS)
+/// when the nearest is 4-8 moves away. Games that do not replay give nothing.
+pub fn wthor_samples(game: &WthorGame, depth: u32, exact: &HashMap<(u64, u64), i8>) -> Vec<Sample> {
     let Ok(replayed) = game.replay() else { return vec![] };
+    let positions = replayed.positions();
+    let for_black = |pos: &crate::Position, score: i32| if pos.side == crate::Color::Black { score } else { -score };
     let black = |discs: u8| 2 * discs as i32 - 64;
-    let (theoretical, actual) = (black(game.theoretical_score), black(game.black_score));
-    replayed
-        .positions()
+    // (index, value for black); the final position is last.
+    let mut known: Vec<(usize, i32)> =
+        replayed.index_with_empties(depth).map(|i| (i, black(game.theoretical_score))).into_iter().collect();
+    for (i, pos) in positions.iter().enumerate() {
+        if let Some(&score) = exact.get(&(pos.player.0, pos.opponent.0)) {
+            known.push((i, for_black(pos, score as i32)));
+        }
+    }
+    known.push((positions.len() - 1, black(game.black_score)));
+    positions
         .iter()
-        .filter(|pos| matches!(replayed.rules.status(pos), Status::Moves(_)))
-        .map(|pos| {
-            let empties = 64 - pos.occupied().0.count_ones();
-            let for_black = if 2 * empties >= depth { theoretical } else { actual };
-            let score = if pos.side == crate::Color::Black { for_black } else { -for_black };
-            Sample { player: pos.player.0, opponent: pos.opponent.0, score: score as i8 }
+        .enumerate()
+        .filter(|(_, pos)| matches!(replayed.rules.status(pos), Status::Moves(_)))
+        .map(|(i, pos)| {
+            let &(j, value) = known.iter().min_by_key(|(j, _)| (j.abs_diff(i), *j)).expect("the final position");
+            let exact = j == i;
+            Sample { player: pos.player.0, opponent: pos.opponent.0, score: for_black(pos, value) as i8, exact }
         })
         .collect()
 }
@@ -147,7 +161,7 @@ mod tests {
                 occ &= !(1 << rng.random_range(0..64));
             }
             let p = occ & rng.random::<u64>();
-            Sample { player: p, opponent: occ & !p, score: label(p, occ & !p).clamp(-64, 64) as i8 }
+            Sample { player: p, opponent: occ & !p, score: label(p, occ & !p).clamp(-64, 64) as i8, exact: true }
         };
         let train: Vec<Sample> = (0..30_000).map(|_| sample()).collect();
         let fresh: Vec<Sample> = (0..2_000).map(|_| sample()).collect();

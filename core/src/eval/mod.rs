@@ -6,6 +6,7 @@
 //! (`weights.bin`, format in [`EvalWeights::from_bytes`]). The solver orders its moves with it.
 
 pub mod fit;
+pub mod label;
 
 use std::sync::OnceLock;
 
