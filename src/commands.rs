@@ -218,13 +218,24 @@ fn print_solution(name: &str, s: &Solution, mode: Mode, problem: Option<&Problem
     ok
 }
 
+/// A WTHOR file, read and parsed; errors name it.
+pub fn read_wthor(path: &Path) -> Result<WthorFile> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    WthorFile::parse(&bytes).with_context(|| path.display().to_string())
+}
+
+/// The games of WTHOR files, in order.
+pub fn read_wthor_games(paths: &[PathBuf]) -> Result<Vec<othello_core::wthor::WthorGame>> {
+    let mut games = Vec::new();
+    for path in paths {
+        games.extend(read_wthor(path)?.games);
+    }
+    Ok(games)
+}
+
 /// `oracle`: how often an agent's move is optimal on positions with `empties` empties from WTHOR games.
 pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64) -> Result<()> {
-    let mut games = Vec::new();
-    for path in wthor {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        games.extend(WthorFile::parse(&bytes).with_context(|| path.display().to_string())?.games);
-    }
+    let games = read_wthor_games(wthor)?;
     let positions = othello_eval::oracle_positions(&games, empties, count, seed);
     anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
     let mut agent = othello_eval::agent_from_spec(agent, seed)?;
@@ -257,8 +268,7 @@ pub fn fit_eval(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u3
     }
     let mut games = 0;
     for path in wthor {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        let file = WthorFile::parse(&bytes).with_context(|| path.display().to_string())?;
+        let file = read_wthor(path)?;
         let depth = file.header.theoretical_depth();
         for game in &file.games {
             games += 1;

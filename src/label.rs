@@ -8,7 +8,7 @@ use anyhow::{ensure, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::eval::label::{label_game, Label, LabelFile, LabelRun};
 use othello_core::solve::Solver;
-use othello_core::wthor::{WthorFile, WthorGame};
+use othello_core::wthor::WthorGame;
 
 /// Games per thread between saves.
 const ROUND: usize = 16;
@@ -16,11 +16,7 @@ const ROUND: usize = 16;
 pub fn run(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> Result<()> {
     ensure!(run.every > 0, "--every must be at least 1");
     ensure!(run.min_empties <= run.max_empties, "--min-empties is above --max-empties");
-    let mut games: Vec<WthorGame> = vec![];
-    for path in wthor {
-        let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
-        games.extend(WthorFile::parse(&bytes).with_context(|| path.display().to_string())?.games);
-    }
+    let games = crate::commands::read_wthor_games(wthor)?;
     let selected: Vec<(u64, WthorGame)> =
         games.into_iter().step_by(run.every as usize).enumerate().map(|(i, g)| (i as u64, g)).collect();
     let mut file = match std::fs::read(out) {
