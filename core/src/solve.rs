@@ -30,7 +30,8 @@ pub const SHALLOW: u32 = 8;
 const ETC_EMPTIES: u8 = 10;
 /// Nodes with at least this many empties order their moves by a [`PROBE_DEPTH`]-ply search on the pattern
 /// evaluation instead of the one-ply fastest-first key, and from [`EVAL_ORDER_EMPTIES`] by the evaluation itself
-/// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned on FFO #40-#52; docs/BENCHMARKS.md).
+/// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned on FFO #40-#52, rechecked in time after
+/// the evaluation's refit: 14-15 empties and 17 take fewer nodes but more time; docs/BENCHMARKS.md).
 const PROBE_EMPTIES: u8 = 18;
 const PROBE_DEPTH: u32 = 2;
 const EVAL_ORDER_EMPTIES: u8 = 16;
