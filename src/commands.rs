@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use othello_core::ggf::parse_ggf;
 use othello_core::perft::perft_with;
 use othello_core::solve::{Limits, Mode, Problem, Solution, Solver};
-use othello_core::wthor::WthorFile;
+use othello_core::wthor::{WthorFile, WthorGame};
 use othello_core::{Convention, Game, KernelKind, Move, Position, Rules, Status};
 
 pub fn perft(depth: u32, convention: Convention, rules: &Rules, kernel: Option<KernelKind>) -> Result<()> {
@@ -219,13 +219,13 @@ fn print_solution(name: &str, s: &Solution, mode: Mode, problem: Option<&Problem
 }
 
 /// A WTHOR file, read and parsed; errors name it.
-pub fn read_wthor(path: &Path) -> Result<WthorFile> {
+fn read_wthor(path: &Path) -> Result<WthorFile> {
     let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     WthorFile::parse(&bytes).with_context(|| path.display().to_string())
 }
 
 /// The games of WTHOR files, in order.
-pub fn read_wthor_games(paths: &[PathBuf]) -> Result<Vec<othello_core::wthor::WthorGame>> {
+pub fn read_wthor_games(paths: &[PathBuf]) -> Result<Vec<WthorGame>> {
     let mut games = Vec::new();
     for path in paths {
         games.extend(read_wthor(path)?.games);
