@@ -56,7 +56,7 @@ fn kernels(c: &mut Criterion) {
     }
 }
 
-/// The pattern evaluation (the solver's move ordering from 16 empties up).
+/// The pattern evaluation (the solver's move ordering from 14 empties up).
 fn evaluation(c: &mut Criterion) {
     let pos = positions();
     let weights = othello_core::eval::EvalWeights::builtin();

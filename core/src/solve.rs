@@ -5,7 +5,7 @@
 //! window around an 8-ply estimate: it leaves best moves in the table and an estimate for the exact pass, which
 //! starts in a narrow window around it and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
-//! opponent's resulting mobility (fastest first), or from 16 empties up by the pattern evaluation (searched 2
+//! opponent's resulting mobility (fastest first), or from 14 empties up by the pattern evaluation (searched 2
 //! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the
 //! fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap evaluation of mobility and
 //! corners).
@@ -30,11 +30,12 @@ pub const SHALLOW: u32 = 8;
 const ETC_EMPTIES: u8 = 10;
 /// Nodes with at least this many empties order their moves by a [`PROBE_DEPTH`]-ply search on the pattern
 /// evaluation instead of the one-ply fastest-first key, and from [`EVAL_ORDER_EMPTIES`] by the evaluation itself
-/// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned on FFO #40-#52, rechecked in time after
-/// the evaluation's refit: 14-15 empties and 17 take fewer nodes but more time; docs/BENCHMARKS.md).
+/// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned in time on FFO #40-#53: with the
+/// unrolled evaluation 14 empties beats 16, 13 and 15 do not; probes from 17 cost more than they save;
+/// docs/BENCHMARKS.md).
 const PROBE_EMPTIES: u8 = 18;
 const PROBE_DEPTH: u32 = 2;
-const EVAL_ORDER_EMPTIES: u8 = 16;
+const EVAL_ORDER_EMPTIES: u8 = 14;
 /// From this many empties the ordering probes go [`DEEP_PROBE_DEPTH`] plies deep: a subtree there is large enough
 /// to repay them (FFO #56 and #58: 17% fewer nodes; 22 and 24 empties measured alike, 6 plies from 27 worse).
 const DEEP_PROBE_EMPTIES: u8 = 22;
