@@ -14,6 +14,7 @@ pub mod fuzz_checks;
 pub mod game;
 pub mod ggf;
 pub mod kernel;
+pub(crate) mod last_flip;
 pub mod perft;
 pub mod playout;
 pub mod position;
@@ -22,6 +23,7 @@ pub mod solve;
 pub mod square;
 pub mod stability;
 pub mod symmetry;
+pub(crate) mod transposition;
 pub mod wthor;
 
 pub use bitboard::Bitboard;

@@ -9,9 +9,9 @@
 //! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the
 //! fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap evaluation of mobility and
 //! corners).
-//! Shallow nodes: no table; the stability cut-off from 3 empties; moves tried by quadrant parity (C- and X-squares
-//! last) straight from the flips of each empty square next to an opponent disc; dedicated two- and last-empty
-//! functions.
+//! Shallow nodes: no table; the stability cut-off from 3 empties; the legal moves as one bitboard, tried by quadrant
+//! parity (C- and X-squares last); dedicated two- and last-empty functions, the last scored by a table of flip
+//! counts (`last_flip.rs`).
 
 use std::time::{Duration, Instant};
 
@@ -19,10 +19,12 @@ use thiserror::Error;
 
 use crate::eval::{EvalWeights, SCALE};
 use crate::kernel::{Kernel, KernelKind};
+use crate::last_flip::last_flip_count;
 use crate::position::{hash_discs, Position};
 use crate::rules::{Objective, Rules, Scoring, Start, Status};
 use crate::square::{Move, Square};
 use crate::stability::stable_discs;
+use crate::transposition::{Entry, Table};
 
 /// Positions with at most this many empties are searched without the table and without move sorting.
 pub const SHALLOW: u32 = 8;
@@ -69,7 +71,10 @@ const TT_SIZE: usize = 1 << 22;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SolveError {
-    #[error("not solved within the limit ({nodes} nodes searched in {:.1} s); {empties} empties", elapsed.as_secs_f64())]
+    #[error(
+        "not solved within the limit ({nodes} nodes searched in {:.1} s); {empties} empties",
+        elapsed.as_secs_f64()
+    )]
     Limit { nodes: u64, elapsed: Duration, empties: u32 },
     #[error("the solver does not play the centre-filling opening of traditional Reversi")]
     Opening,
@@ -112,24 +117,12 @@ pub struct Solution {
     pub elapsed: Duration,
 }
 
-#[derive(Clone, Copy, Default)]
-struct Entry {
-    key: u64,
-    lower: i8,
-    upper: i8,
-    best: u8,
-    empties: u8,
-    /// The selectivity the bounds were found at ([`EXACT`] for proven bounds): a search trusts only bounds found
-    /// at its own selectivity or above, but takes the best move from any.
-    level: u8,
-}
-
 const NO_MOVE: u8 = 64;
 
 /// A reusable solver: keeps its transposition table between positions.
 pub struct Solver {
     kernel: KernelKind,
-    table: Vec<Entry>,
+    table: Table,
     eval: &'static EvalWeights,
     // Per-solve state, set by `solve`.
     mask: u64,
@@ -163,7 +156,7 @@ impl Solver {
     pub fn with_kernel(kernel: KernelKind) -> Solver {
         Solver {
             kernel,
-            table: vec![Entry::default(); TT_SIZE],
+            table: Table::new(TT_SIZE),
             eval: EvalWeights::builtin(),
             mask: !0,
             passing: true,
@@ -367,17 +360,20 @@ impl Solver {
     /// The score of a finished game from the point of view of the owner of `p`.
     #[inline(always)]
     fn final_score(&self, p: u64, o: u64) -> i32 {
-        let (pc, oc) = (p.count_ones() as i32, o.count_ones() as i32);
+        let empties = (self.mask & !(p | o)).count_ones() as i32;
+        self.score_of_counts(p.count_ones() as i32, o.count_ones() as i32, empties)
+    }
+
+    /// The score of a finished game with `pc` discs for the side to score, `oc` for its opponent.
+    #[inline(always)]
+    fn score_of_counts(&self, pc: i32, oc: i32, empties: i32) -> i32 {
         let diff = match self.objective {
             Objective::MostDiscs => pc - oc,
             Objective::FewestDiscs => oc - pc,
         };
         match self.scoring {
             Scoring::DiscCount => diff,
-            Scoring::EmptiesToWinner => {
-                let empties = (self.mask & !(p | o)).count_ones() as i32;
-                diff + diff.signum() * empties
-            }
+            Scoring::EmptiesToWinner => diff + diff.signum() * empties,
         }
     }
 
@@ -444,18 +440,6 @@ const QUADRANTS: [u64; 4] =
 const CORNERS: u64 = 0x8100_0000_0000_0081;
 /// The X- and C-squares (next to a corner), which the last empties try last within each parity group.
 const C_AND_X: u64 = 0x42c3_0000_0000_c342;
-
-/// The squares around each square: a move must flip one of them, so an empty square with no opponent disc around it
-/// is not a move (a test far cheaper than the flips).
-const NEIGHBOURS: [u64; 64] = {
-    let mut table = [0u64; 64];
-    let mut sq = 0;
-    while sq < 64 {
-        table[sq] = around(1 << sq);
-        sq += 1;
-    }
-    table
-};
 
 /// Ordering value of each square (corners best, X-squares worst), as in Edax.
 #[rustfmt::skip]
@@ -700,15 +684,9 @@ macro_rules! search_with_kernel {
                     } else {
                         bucket + 1
                     };
-                    s.table[slot] = Entry {
-                        key,
-                        lower: lower as i8,
-                        upper: upper as i8,
-                        best: best_sq,
-                        empties: n_empties,
-                        // Below the probcut nodes every pass searches exactly.
-                        level: if n_empties < PROBCUT_EMPTIES { EXACT } else { s.level },
-                    };
+                    // Below the probcut nodes every pass searches exactly.
+                    let level = if n_empties < PROBCUT_EMPTIES { EXACT } else { s.level };
+                    s.table[slot] = Entry::new(key, lower as i8, upper as i8, best_sq, n_empties, level);
                 }
                 best
             }
@@ -757,36 +735,37 @@ macro_rules! search_with_kernel {
                 best
             }
 
-            /// Few empties: try each empty square (its flips tell whether it is legal), odd quadrants first and C- and
-            /// X-squares last within each group.
+            /// Few empties: the legal moves in one bitboard (cheaper than a mispredicted branch per empty square),
+            /// tried odd quadrants first and C- and X-squares last within each group.
             $(#[target_feature(enable = $features)])?
             unsafe fn shallow(s: &mut Solver, p: u64, o: u64, mut alpha: i32, beta: i32, empties: u64) -> i32 {
                 s.nodes += 1;
-                let but_lowest = empties & empties.wrapping_sub(1);
-                if but_lowest == 0 {
-                    return if empties == 0 { s.final_score(p, o) } else { last(s, p, o, empties) };
-                }
-                if but_lowest & (but_lowest - 1) == 0 {
-                    return two(s, p, o, alpha, beta, empties);
+                match empties.count_ones() {
+                    0 => return s.final_score(p, o),
+                    1 => return last(s, p, o, empties),
+                    2 => return two(s, p, o, alpha, beta, empties),
+                    _ => {}
                 }
                 // From 3 empties: with 2 the cut-off costs more time than it saves.
                 if let Some(bound) = s.stability_cut(p, o, alpha, SHALLOW_UNSTABLE) {
                     return bound;
                 }
+                let moves = K::moves(p, o) & empties;
+                if moves == 0 {
+                    // No move: pass if the rules let the opponent play on, else the game is over.
+                    if !s.passing || K::moves(o, p) & empties == 0 {
+                        return s.final_score(p, o);
+                    }
+                    return -shallow(s, o, p, -beta, -alpha, empties);
+                }
                 let odd = odd_quadrants(empties);
                 let mut best = -i32::MAX;
                 for group in [odd & !C_AND_X, odd & C_AND_X, !odd & !C_AND_X, !odd & C_AND_X] {
-                    let mut rest = empties & group;
+                    let mut rest = moves & group;
                     while rest != 0 {
                         let sq = rest.trailing_zeros();
                         rest &= rest - 1;
-                        if o & NEIGHBOURS[sq as usize] == 0 {
-                            continue;
-                        }
                         let f = K::flips(p, o, sq);
-                        if f == 0 {
-                            continue;
-                        }
                         let v = -shallow(s, o ^ f, p | f | 1 << sq, -beta, -alpha, empties & !(1 << sq));
                         if v > best {
                             best = v;
@@ -798,13 +777,6 @@ macro_rules! search_with_kernel {
                             }
                         }
                     }
-                }
-                if best == -i32::MAX {
-                    // No move: pass if the rules let the opponent play on, else the game is over.
-                    if !s.passing || K::moves(o, p) & empties == 0 {
-                        return s.final_score(p, o);
-                    }
-                    return -shallow(s, o, p, -beta, -alpha, empties);
                 }
                 best
             }
@@ -842,6 +814,21 @@ macro_rules! search_with_kernel {
             $(#[target_feature(enable = $features)])?
             unsafe fn last(s: &mut Solver, p: u64, o: u64, empty: u64) -> i32 {
                 let sq = empty.trailing_zeros();
+                if s.mask == !0 {
+                    // A full board but one square: the count of the flips (by table) is all the score needs.
+                    let pc = p.count_ones() as i32;
+                    let n = last_flip_count(p, sq) as i32;
+                    if n != 0 {
+                        return s.score_of_counts(pc + n + 1, 63 - pc - n, 0);
+                    }
+                    if s.passing {
+                        let n = last_flip_count(o, sq) as i32;
+                        if n != 0 {
+                            return s.score_of_counts(pc - n, 64 - pc + n, 0);
+                        }
+                    }
+                    return s.score_of_counts(pc, 63 - pc, 1);
+                }
                 let f = K::flips(p, o, sq);
                 if f != 0 {
                     return s.final_score(p | f | empty, o ^ f);

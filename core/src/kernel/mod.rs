@@ -2,7 +2,7 @@
 //!
 //! Each kernel implements the same two functions; a portable one runs anywhere, an AVX2 and an AVX-512 one are
 //! chosen at run time when the CPU has them. Hot loops (perft, random playouts, batches) are written once as
-//! `#[inline(always)]` generics over [`Kernel`] and instantiated per kernel by [`kernel_entry!`], inside a function
+//! `#[inline(always)]` generics over [`Kernel`] and instantiated per kernel by `kernel_entry!`, inside a function
 //! compiled with that kernel's target features, so that the intrinsics inline into the loop.
 
 pub mod portable;
@@ -14,8 +14,9 @@ use std::str::FromStr;
 
 /// The primitive operations on (player, opponent) bitboards.
 ///
-/// Implementations other than [`Portable`] may only be called when the CPU has their features; the hot-loop
-/// entry points made by [`kernel_entry!`] ensure that by checking [`KernelKind::is_available`].
+/// Implementations other than [`Portable`](portable::Portable) may only be called when the CPU has their
+/// features; the hot-loop entry points made by `kernel_entry!` ensure that by checking
+/// [`KernelKind::is_available`].
 pub trait Kernel {
     /// Squares where `p` (to move) may play against `o`: empty and outflanking at least one disc.
     fn moves(p: u64, o: u64) -> u64;
