@@ -12,7 +12,7 @@ use std::ops::{Deref, DerefMut};
 use bytemuck::{Pod, Zeroable};
 
 /// One slot: the bounds of a position's score, its best move and how they were found. All zeros is an empty slot
-/// (the solver only looks up positions with more than 8 empties, so no lookup matches its zero empties).
+/// (the solver looks up only positions above its shallow search's empties, so no lookup matches zero empties).
 #[derive(Clone, Copy, Default, Pod, Zeroable)]
 #[repr(C)]
 pub(crate) struct Entry {
