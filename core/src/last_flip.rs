@@ -6,6 +6,8 @@
 //! table gives the flips on that line. The exact solver scores its last empty square this way (Edax's
 //! `count_last_flip`), far cheaper than computing the flipped discs.
 
+use crate::kernel::RAYS;
+
 /// `FLIPS_IN_LINE[k][line]`: discs flipped on a line of 8 squares by a move on square `k` of it, where `line` holds
 /// the mover's discs and every other square but `k` is the opponent's. A square past the end of a shorter line
 /// (a diagonal) reads as an opponent disc, which never outflanks, so the same table serves every line.
@@ -39,28 +41,6 @@ const FLIPS_IN_LINE: [[u8; 256]; 8] = {
     table
 };
 
-/// The two diagonals through each square, as masks: (a1-h8 direction, a8-h1 direction).
-const DIAGONALS: [(u64, u64); 64] = {
-    let mut table = [(0u64, 0u64); 64];
-    let mut sq = 0;
-    while sq < 64 {
-        let (row, col) = (sq as i32 / 8, sq as i32 % 8);
-        let mut r = 0;
-        while r < 8 {
-            let (c1, c2) = (col + (r - row), col - (r - row));
-            if c1 >= 0 && c1 < 8 {
-                table[sq].0 |= 1 << (r * 8 + c1);
-            }
-            if c2 >= 0 && c2 < 8 {
-                table[sq].1 |= 1 << (r * 8 + c2);
-            }
-            r += 1;
-        }
-        sq += 1;
-    }
-    table
-};
-
 const FILE_A: u64 = 0x0101_0101_0101_0101;
 
 /// Discs flipped by `p` playing on `sq` when every square but `sq` is taken (`p`'s or the opponent's); 0 when the
@@ -68,7 +48,10 @@ const FILE_A: u64 = 0x0101_0101_0101_0101;
 #[inline(always)]
 pub(crate) fn last_flip_count(p: u64, sq: u32) -> u32 {
     let (row, col) = (sq as usize / 8, sq as usize % 8);
-    let (diagonal, anti_diagonal) = DIAGONALS[sq as usize];
+    // The diagonals through the square, from the kernel's rays (in the order of `DIRECTIONS`); the square itself is
+    // empty, so leaving it out changes nothing.
+    let rays = &RAYS.0[sq as usize];
+    let (diagonal, anti_diagonal) = (rays[2] | rays[6], rays[3] | rays[7]);
     // A file's square on row i goes to bit i of the top byte (the partial products never overlap, so never carry).
     let file = ((p >> col & FILE_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
     // A diagonal holds one square per column: summing its rows into the top byte keeps each at its column's bit.
