@@ -7,6 +7,7 @@
 //! `count_last_flip`), far cheaper than computing the flipped discs.
 
 use crate::kernel::RAYS;
+use crate::stability::column_to_byte;
 
 /// `FLIPS_IN_LINE[k][line]`: discs flipped on a line of 8 squares by a move on square `k` of it, where `line` holds
 /// the mover's discs and every other square but `k` is the opponent's. A square past the end of a shorter line
@@ -41,8 +42,6 @@ const FLIPS_IN_LINE: [[u8; 256]; 8] = {
     table
 };
 
-const FILE_A: u64 = 0x0101_0101_0101_0101;
-
 /// Discs flipped by `p` playing on `sq` when every square but `sq` is taken (`p`'s or the opponent's); 0 when the
 /// move is not legal. `sq` < 64.
 #[inline(always)]
@@ -52,11 +51,10 @@ pub(crate) fn last_flip_count(p: u64, sq: u32) -> u32 {
     // empty, so leaving it out changes nothing.
     let rays = &RAYS.0[sq as usize];
     let (diagonal, anti_diagonal) = (rays[2] | rays[6], rays[3] | rays[7]);
-    // A file's square on row i goes to bit i of the top byte (the partial products never overlap, so never carry).
-    let file = ((p >> col & FILE_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize;
+    let file = column_to_byte(p >> col);
     // A diagonal holds one square per column: summing its rows into the top byte keeps each at its column's bit.
-    let diagonal = ((p & diagonal).wrapping_mul(FILE_A) >> 56) as usize;
-    let anti_diagonal = ((p & anti_diagonal).wrapping_mul(FILE_A) >> 56) as usize;
+    let diagonal = ((p & diagonal).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
+    let anti_diagonal = ((p & anti_diagonal).wrapping_mul(0x0101_0101_0101_0101) >> 56) as usize;
     let rank = (p >> (8 * row) & 0xff) as usize;
     (FLIPS_IN_LINE[col][rank]
         + FLIPS_IN_LINE[row][file]

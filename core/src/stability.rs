@@ -54,7 +54,7 @@ fn full_lines(occupied: u64) -> [u64; 4] {
 
 /// Column A as a byte (row 1 in bit 0) and back.
 #[inline(always)]
-fn column_to_byte(col_a: u64) -> usize {
+pub(crate) fn column_to_byte(col_a: u64) -> usize {
     ((col_a & COL_A).wrapping_mul(0x0102_0408_1020_4080) >> 56) as usize
 }
 const BYTE_TO_COLUMN: [u64; 256] = {
