@@ -301,6 +301,18 @@ impl EvalWeights {
         features_with::<K>(p, o).iter().fold(w[BIAS] as i32, |sum, &f| sum + w[f as usize] as i32)
     }
 
+    /// The weights in 1/4 disc as i8 (rounded; saturated beyond +-32 discs), for the solver's move ordering.
+    pub fn compact(&self) -> CompactWeights {
+        let half = 1 << (COMPACT_SHIFT - 1);
+        CompactWeights {
+            weights: self
+                .weights
+                .iter()
+                .map(|&w| ((w as i32 + half) >> COMPACT_SHIFT).clamp(-128, 127) as i8)
+                .collect(),
+        }
+    }
+
     /// The file format: `OZEV`, u16 version, u32 weights per phase, u8 phases, then the weights of each phase as
     /// little-endian i16, where -32768 is followed by a u16 count of zeros (most configurations never occur).
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -364,6 +376,32 @@ impl EvalWeights {
             return Err(EvalError::Trailing(rest.len()));
         }
         Ok(EvalWeights { weights })
+    }
+}
+
+/// [`CompactWeights`] hold each weight divided by 2^COMPACT_SHIFT: in 1/4 disc.
+const COMPACT_SHIFT: u32 = 3;
+
+/// [`EvalWeights`] in half the bytes: the three phases that the solver's move ordering visits then nearly fit in
+/// a 512 KB L2 cache, where the loads of the weights were most of the evaluation's time. Rounding costs at most 1/8
+/// disc per weight, far below the evaluation's own error (the shipped weights stay within +-18 discs, +-72 here).
+pub struct CompactWeights {
+    weights: Vec<i8>,
+}
+
+impl CompactWeights {
+    /// The shipped weights, compacted once.
+    pub fn builtin() -> &'static CompactWeights {
+        static BUILTIN: OnceLock<CompactWeights> = OnceLock::new();
+        BUILTIN.get_or_init(|| EvalWeights::builtin().compact())
+    }
+
+    /// [`EvalWeights::evaluate_with`] in the same units (1/[`SCALE`] disc).
+    #[inline(always)]
+    pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
+        let phase = position_phase(p, o);
+        let w = &self.weights[phase * WEIGHTS_PER_PHASE..(phase + 1) * WEIGHTS_PER_PHASE];
+        features_with::<K>(p, o).iter().fold(w[BIAS] as i32, |sum, &f| sum + w[f as usize] as i32) << COMPACT_SHIFT
     }
 }
 
@@ -466,5 +504,27 @@ mod tests {
         let mut longer = bytes.clone();
         longer.extend([0, 0]);
         assert_eq!(EvalWeights::from_bytes(&longer), Err(EvalError::Trailing(2)));
+    }
+
+    #[test]
+    fn compact_weights_stay_within_their_rounding_of_the_full_evaluation() {
+        // No shipped weight saturates in i8 ...
+        let full = EvalWeights::builtin();
+        let limit = 127 << COMPACT_SHIFT;
+        assert!(full.weights.iter().all(|&w| (w as i32).abs() <= limit), "a weight beyond +-{limit}");
+        // ... so each of the 46 weights and the bias is off by at most half a step.
+        let compact = CompactWeights::builtin();
+        let bound = (FEATURES as i32 + 1) * (1 << (COMPACT_SHIFT - 1));
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(10);
+        let mut differed = 0;
+        for _ in 0..5_000 {
+            let occ: u64 = rng.random::<u64>() | rng.random::<u64>();
+            let p = occ & rng.random::<u64>();
+            let (a, b) = (full.evaluate(p, occ & !p), compact.evaluate_with::<Portable>(p, occ & !p));
+            assert!((a - b).abs() <= bound, "{a} against {b}");
+            differed += (a != b) as u32;
+        }
+        // The rounding is real (the test would pass trivially with the full weights themselves).
+        assert!(differed > 1_000, "{differed}");
     }
 }
