@@ -26,8 +26,8 @@ use crate::square::{Move, Square};
 use crate::stability::stable_discs;
 use crate::transposition::{Entry, Table};
 
-/// Positions with at most this many empties are searched without the table and without move sorting (8 until the
-/// table moved to huge pages, after which probing it from 8 empties pays: FFO #40-#59 0.95x; 6 is level).
+/// Positions with at most this many empties are searched without the table and without ordering keys (8 until
+/// the table moved to huge pages, after which probing it from 8 empties pays: FFO #40-#59 0.95x; 6 is level).
 pub const SHALLOW: u32 = 7;
 /// Nodes with more empties than this try the table on every child before searching (ETC).
 const ETC_EMPTIES: u8 = 10;
