@@ -297,8 +297,7 @@ impl EvalWeights {
     /// [`EvalWeights::evaluate`] with a kernel's primitives (the solver's search is compiled once per kernel).
     #[inline(always)]
     pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
-        let w = self.phase_weights(position_phase(p, o));
-        features_with::<K>(p, o).iter().fold(w[BIAS] as i32, |sum, &f| sum + w[f as usize] as i32)
+        weighted_sum::<K, _>(self.phase_weights(position_phase(p, o)), p, o)
     }
 
     /// The weights in 1/4 disc as i8 (rounded; saturated beyond +-32 discs), for the solver's move ordering.
@@ -400,9 +399,15 @@ impl CompactWeights {
     #[inline(always)]
     pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
         let phase = position_phase(p, o);
-        let w = &self.weights[phase * WEIGHTS_PER_PHASE..(phase + 1) * WEIGHTS_PER_PHASE];
-        features_with::<K>(p, o).iter().fold(w[BIAS] as i32, |sum, &f| sum + w[f as usize] as i32) << COMPACT_SHIFT
+        weighted_sum::<K, _>(&self.weights[phase * WEIGHTS_PER_PHASE..(phase + 1) * WEIGHTS_PER_PHASE], p, o)
+            << COMPACT_SHIFT
     }
+}
+
+/// The bias plus the weight of each pattern instance of the position, from one phase's weights.
+#[inline(always)]
+fn weighted_sum<K: Kernel, W: Copy + Into<i32>>(w: &[W], p: u64, o: u64) -> i32 {
+    features_with::<K>(p, o).iter().fold(w[BIAS].into(), |sum, &f| sum + w[f as usize].into())
 }
 
 #[cfg(test)]
