@@ -62,7 +62,8 @@ enum Command {
         /// A board string with the side to move, or a transcript (empty: read `--file`).
         #[arg(allow_hyphen_values = true)]
         position: Vec<String>,
-        /// A file of positions, one per line, in the FFO suite's format (`<board> <side> [<best> <score> <id>]`).
+        /// A file of positions, one per line: the FFO suite's format (`<board> <side> [<best> <score> <id>]`) or Edax's
+        /// `.obf` (`<board> <side>; <move>:<score>; ...`, every top-scored move a best one).
         #[arg(long)]
         file: Option<PathBuf>,
         /// Print the exact score of every legal move.

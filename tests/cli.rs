@@ -200,3 +200,38 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
     assert!(!o.status.success() && err.contains(out) && err.contains("truncated"), "{err}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// FFO #40 and #41 rewritten in Edax's `.obf` layout: the CLI solves them to the file's scores and moves, flags a
+/// line whose listed score is wrong, and names the line of a malformed one.
+#[test]
+fn solve_reads_obf_files_and_checks_their_answers() {
+    let ffo = std::fs::read_to_string(shared("reference/ffo-40-59.txt")).expect("the FFO suite is in shared/");
+    let obf: Vec<String> = ffo
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .take(2)
+        .map(|l| {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            let moves: Vec<String> = f[2].split(',').map(|m| format!("{}:{};", m.to_uppercase(), f[3])).collect();
+            format!("{} {}; {}", f[0], f[1], moves.join(" "))
+        })
+        .collect();
+    let dir = std::env::temp_dir().join(format!("oz-cli-obf-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let good = dir.join("good.obf");
+    std::fs::write(&good, format!("% two FFO problems\n{}\n", obf.join("\n"))).unwrap();
+    let o = run(&["solve", "--rules", "empties", "--one-best", "--file", good.to_str().unwrap()], "");
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("best a2 score +38") && out.contains("best h4 score +0"), "{out}");
+    assert!(out.contains("solved 2, errors 0, disagreeing with the file 0"), "{out}");
+
+    let bad = dir.join("bad.obf");
+    let wrong = obf[0].replace(":+38;", ":+36;");
+    std::fs::write(&bad, format!("{wrong}\n{}; A2:+3x;\n", &obf[1][..66])).unwrap();
+    let o = run(&["solve", "--rules", "empties", "--one-best", "--file", bad.to_str().unwrap()], "");
+    let out = stdout(&o);
+    assert!(!o.status.success());
+    assert!(out.contains("DISAGREES") && out.contains("error: line 2: bad score '+3x'"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -19,6 +19,8 @@ pub enum ParseError {
     MissingSide,
     #[error("unknown {what} '{value}' (expected one of: {expected})")]
     UnknownName { what: &'static str, value: String, expected: &'static str },
+    #[error("bad score '{0}' (expected a disc difference such as +6 or -2, written <move>:<score> in .obf)")]
+    BadScore(String),
     #[error("discs outside the {size}x{size} board")]
     OffBoard { size: u8 },
 }

@@ -15,6 +15,7 @@
 
 use std::time::{Duration, Instant};
 
+use arrayvec::ArrayVec;
 use thiserror::Error;
 
 use crate::eval::{CompactWeights, SCALE};
@@ -582,9 +583,9 @@ macro_rules! search_with_kernel {
                 let max = s.max_score();
                 let order_empties = if s.use_patterns { EVAL_ORDER_EMPTIES } else { PROBE_EMPTIES };
                 let probe_order = n_empties >= order_empties && beta > EXTREME - max && alpha < max - EXTREME;
-                // (square, child's player, child's opponent, ordering key, child's table key)
-                let mut list = [(0u32, 0u64, 0u64, 0i32, 0u64); 32];
-                let mut n = 0;
+                // (square, child's player, child's opponent, ordering key, child's table key): at most one per
+                // empty square; not zeroed first (a memset of the whole array was 1% of the time).
+                let mut list = ArrayVec::<(u32, u64, u64, i32, u64), 64>::new();
                 let mut rest = moves;
                 while rest != 0 {
                     let sq = rest.trailing_zeros();
@@ -600,10 +601,9 @@ macro_rules! search_with_kernel {
                     } else {
                         0
                     };
-                    list[n] = (sq, cp, co, 0, child_key);
-                    n += 1;
+                    list.push((sq, cp, co, 0, child_key));
                 }
-                let list = &mut list[..n];
+                let list = list.as_mut_slice();
                 // Enhanced transposition cut-off: a child already known to be bad enough for the opponent.
                 if n_empties > ETC_EMPTIES {
                     for &(.., child_key) in list.iter() {
@@ -876,11 +876,16 @@ pub struct Problem {
 }
 
 impl Problem {
-    /// Parses a line; `None` for blank lines and `#` comments.
+    /// Parses a line; `None` for blank lines and `#` or `%` comments. Two layouts: the FFO file's (board, side,
+    /// best moves, score, id) and Edax's `.obf` (`<board> <side>; <move>:<score>; ...`, the best moves being
+    /// those with the top score).
     pub fn parse(line: &str) -> Option<Result<Problem, crate::ParseError>> {
         let line = line.trim();
-        if line.is_empty() || line.starts_with('#') {
+        if line.is_empty() || line.starts_with('#') || line.starts_with('%') {
             return None;
+        }
+        if let Some((board, scored)) = line.split_once(';') {
+            return Some(Problem::parse_obf(board, scored));
         }
         let mut fields = line.split_whitespace();
         let board = fields.next().unwrap_or("");
@@ -898,11 +903,32 @@ impl Problem {
                 .next()
                 .map(|m| m.split(',').map(str::parse::<Move>).collect::<Result<Vec<_>, _>>())
                 .transpose()?;
-            let score = fields.next().and_then(|s| s.trim_start_matches('+').parse().ok());
+            let score = fields.next().map(parse_score).transpose()?;
             let id = fields.next().map(str::to_string);
             Ok(Problem { position, size, best_moves, score, id })
         })())
     }
+
+    fn parse_obf(board: &str, scored: &str) -> Result<Problem, crate::ParseError> {
+        let (position, size) = Position::parse_board(board.trim())?;
+        let mut moves = Vec::new();
+        for entry in scored.split(';').map(str::trim).filter(|e| !e.is_empty()) {
+            let (mv, score) = entry.split_once(':').ok_or_else(|| crate::ParseError::BadScore(entry.to_string()))?;
+            moves.push((mv.trim().parse::<Move>()?, parse_score(score.trim())?));
+        }
+        let score = moves.iter().map(|&(_, s)| s).max();
+        let best_moves = score.map(|top| moves.iter().filter(|&&(_, s)| s == top).map(|&(m, _)| m).collect());
+        Ok(Problem { position, size, best_moves, score, id: None })
+    }
+}
+
+/// `+38`, `-4`, `0`: a final disc difference.
+fn parse_score(text: &str) -> Result<i32, crate::ParseError> {
+    text.trim_start_matches('+')
+        .parse()
+        .ok()
+        .filter(|s: &i32| s.abs() <= 64)
+        .ok_or_else(|| crate::ParseError::BadScore(text.chars().take(16).collect()))
 }
 
 #[cfg(test)]
@@ -1036,14 +1062,52 @@ mod tests {
         assert!(Solver::new().solve(&rules, &pos, Mode::Exact, limits).is_err());
     }
 
+    /// A node with 33 legal moves (more than games reach in practice, but a board string can set one up below
+    /// the root): white's b2 here leaves black 33 moves. The search from that node orders all 33 (no selective pass
+    /// under the fewest-discs objective to cut it first) until the node limit stops it.
+    #[test]
+    fn nodes_with_more_than_32_moves_are_searched() {
+        let text = "----------OXOOO-XXX-XX--O--OO-O---O-OXO--OXX-XO--XOO-OO-O-----X- O";
+        let (pos, _) = Position::parse_board(text).unwrap();
+        let b2 = pos.play_unchecked("b2".parse().unwrap());
+        assert_eq!(b2.moves().count(), 33);
+        let mut solver = Solver::new();
+        // A solve sets the rules and the limits; then the search starts straight at the 33-move node.
+        let one_empty = Position::parse_board(&format!("{}- X", "XO".repeat(31) + "X")).unwrap().0;
+        let limits = Limits { nodes: Some(100_000), time: None };
+        solver.solve(&Rules::reverse(), &one_empty, Mode::Exact, limits).unwrap();
+        solver.search(b2.player.0, b2.opponent.0, -65, 65);
+        assert!(solver.aborted && solver.nodes >= 100_000);
+    }
+
     #[test]
     fn problem_lines_parse() {
-        let line = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X a2 +38 ffo40 20";
+        let line = FFO_40;
         let p = Problem::parse(line).unwrap().unwrap();
         assert_eq!(p.score, Some(38));
         assert_eq!(p.best_moves, Some(vec![Move::Play("a2".parse().unwrap())]));
         assert_eq!(p.id.as_deref(), Some("ffo40"));
         assert!(Problem::parse("# comment").is_none());
         assert!(Problem::parse("OX X").unwrap().is_err());
+        assert!(Problem::parse(&line.replace("+38", "+3x")).unwrap().is_err());
     }
+
+    #[test]
+    fn obf_lines_parse_with_every_top_scored_move_best() {
+        // FFO #40 in Edax's layout, with a made-up second move scored level with the first.
+        let board = &FFO_40[..66];
+        let p = Problem::parse(&format!("{board}; A2:+38; B1:-4; C1:+38;")).unwrap().unwrap();
+        assert_eq!(p.score, Some(38));
+        let square = |s: &str| Move::Play(s.parse().unwrap());
+        assert_eq!(p.best_moves, Some(vec![square("a2"), square("c1")]));
+        assert_eq!(p.position, Problem::parse(FFO_40).unwrap().unwrap().position);
+        let bare = Problem::parse(&format!("{board};")).unwrap().unwrap();
+        assert_eq!((bare.score, bare.best_moves), (None, None));
+        assert!(Problem::parse("% a comment").is_none());
+        for bad in ["A2+38;", "A2:+99;", "Z9:+2;", "A2:;"] {
+            assert!(Problem::parse(&format!("{board}; {bad}")).unwrap().is_err(), "{bad}");
+        }
+    }
+
+    const FFO_40: &str = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X a2 +38 ffo40 20";
 }

@@ -303,13 +303,14 @@ impl EvalWeights {
     /// The weights in 1/4 disc as i8 (rounded; saturated beyond +-32 discs), for the solver's move ordering.
     pub fn compact(&self) -> CompactWeights {
         let half = 1 << (COMPACT_SHIFT - 1);
-        CompactWeights {
-            weights: self
-                .weights
-                .iter()
-                .map(|&w| ((w as i32 + half) >> COMPACT_SHIFT).clamp(-128, 127) as i8)
-                .collect(),
+        let mut weights = vec![0i8; PHASES * COMPACT_STRIDE];
+        for phase in 0..PHASES {
+            let out = &mut weights[phase * COMPACT_STRIDE..][..WEIGHTS_PER_PHASE];
+            for (c, &w) in out.iter_mut().zip(self.phase_weights(phase)) {
+                *c = ((w as i32 + half) >> COMPACT_SHIFT).clamp(-128, 127) as i8;
+            }
         }
+        CompactWeights { weights }
     }
 
     /// The file format: `OZEV`, u16 version, u32 weights per phase, u8 phases, then the weights of each phase as
@@ -380,6 +381,10 @@ impl EvalWeights {
 
 /// [`CompactWeights`] hold each weight divided by 2^COMPACT_SHIFT: in 1/4 disc.
 const COMPACT_SHIFT: u32 = 3;
+/// [`CompactWeights`]' phases start this far apart, a power of two, so that a feature masked by `INDEX_MASK`
+/// provably lies within its phase and the 46 lookups need no bounds checks (the padding is never read).
+const COMPACT_STRIDE: usize = WEIGHTS_PER_PHASE.next_power_of_two();
+const INDEX_MASK: usize = COMPACT_STRIDE - 1;
 
 /// [`EvalWeights`] in half the bytes: the three phases that the solver's move ordering visits then nearly fit in
 /// a 512 KB L2 cache, where the loads of the weights were most of the evaluation's time. Rounding costs at most 1/8
@@ -399,15 +404,15 @@ impl CompactWeights {
     #[inline(always)]
     pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
         let phase = position_phase(p, o);
-        weighted_sum::<K, _>(&self.weights[phase * WEIGHTS_PER_PHASE..(phase + 1) * WEIGHTS_PER_PHASE], p, o)
-            << COMPACT_SHIFT
+        weighted_sum::<K, _>(&self.weights[phase * COMPACT_STRIDE..][..COMPACT_STRIDE], p, o) << COMPACT_SHIFT
     }
 }
 
 /// The bias plus the weight of each pattern instance of the position, from one phase's weights.
 #[inline(always)]
 fn weighted_sum<K: Kernel, W: Copy + Into<i32>>(w: &[W], p: u64, o: u64) -> i32 {
-    features_with::<K>(p, o).iter().fold(w[BIAS].into(), |sum, &f| sum + w[f as usize].into())
+    // Every feature is below WEIGHTS_PER_PHASE, so the mask changes no index.
+    features_with::<K>(p, o).iter().fold(w[BIAS].into(), |sum, &f| sum + w[f as usize & INDEX_MASK].into())
 }
 
 #[cfg(test)]
