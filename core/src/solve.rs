@@ -913,7 +913,8 @@ impl Problem {
         let (position, size) = Position::parse_board(board.trim())?;
         let mut moves = Vec::new();
         for entry in scored.split(';').map(str::trim).filter(|e| !e.is_empty()) {
-            let (mv, score) = entry.split_once(':').ok_or_else(|| crate::ParseError::BadScore(entry.to_string()))?;
+            let bad = || crate::ParseError::BadScore(entry.chars().take(16).collect());
+            let (mv, score) = entry.split_once(':').ok_or_else(bad)?;
             moves.push((mv.trim().parse::<Move>()?, parse_score(score.trim())?));
         }
         let score = moves.iter().map(|&(_, s)| s).max();
