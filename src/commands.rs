@@ -153,6 +153,7 @@ pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules:
         return Ok(());
     };
     let content = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    solver.touch_table();
     let (mut solved, mut failed, mut mismatched, mut nodes, mut seconds) = (0, 0, 0, 0u64, 0f64);
     for (n, line) in content.lines().enumerate() {
         let Some(problem) = Problem::parse(line) else { continue };

@@ -215,6 +215,9 @@ enum Command {
 }
 
 fn main() -> Result<()> {
+    // Output piped into `head` and the like ends the process quietly, as it does for other Unix tools, instead of
+    // a panic in `println!` once the reader has gone.
+    sigpipe::reset();
     let cli = Cli::parse();
     match cli.command {
         Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),

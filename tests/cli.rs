@@ -127,6 +127,21 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
     }
 }
 
+/// A reader that goes away early (`| head`) ends the process without a panic.
+#[test]
+fn a_closed_stdout_ends_the_run_quietly() {
+    let mut child = bin()
+        .args(["perft", "6", "--convention", "leaves"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    drop(child.stdout.take());
+    let o = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+}
+
 #[test]
 fn bench_runs_every_kernel() {
     let o = run(&["bench", "random", "--games", "2000", "--repeat", "1"], "");

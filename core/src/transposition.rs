@@ -59,6 +59,15 @@ impl Table {
         };
         Table { storage }
     }
+
+    /// Writes to every 4 KB page (each entry written back as it was), so that the system backs them all now.
+    pub fn touch(&mut self) {
+        let per_page = 4096 / size_of::<Entry>();
+        for i in (0..self.len()).step_by(per_page) {
+            // black_box: a store of the value just loaded could otherwise be dropped, leaving a mere read.
+            self[i] = std::hint::black_box(self[i]);
+        }
+    }
 }
 
 impl Deref for Table {
@@ -96,5 +105,8 @@ mod tests {
         let e = table[12_345];
         assert_eq!((e.key, e.lower, e.upper, e.best, e.empties, e.level), (0xdead_beef, -3, 7, 19, 14, 5));
         assert_eq!(size_of::<Entry>(), 16);
+        table[256] = Entry::new(7, 1, 2, 3, 4, 5);
+        table.touch();
+        assert_eq!((table[256].key, table[256].best, table[12_345].key), (7, 3, 0xdead_beef));
     }
 }
