@@ -5,10 +5,10 @@
 //! window around an 8-ply estimate: it leaves best moves in the table and an estimate for the exact pass, which
 //! starts in a narrow window around it and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
-//! opponent's resulting mobility (fastest first), or from 14 empties up by the pattern evaluation (searched 2
-//! plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards other than 8x8 and for the
-//! fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap evaluation of mobility and
-//! corners).
+//! opponent's resulting mobility (fastest first), or from 14 empties up by the pattern evaluation (its state
+//! updated move by move; searched 2 plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards
+//! other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap
+//! evaluation of mobility and corners).
 //! Shallow nodes: no table; the stability cut-off from 3 empties; the legal moves as one bitboard, tried by quadrant
 //! parity (C- and X-squares last); dedicated two- and last-empty functions, the last scored by a table of flip
 //! counts (`last_flip.rs`).
@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 use arrayvec::ArrayVec;
 use thiserror::Error;
 
-use crate::eval::{CompactWeights, SCALE};
+use crate::eval::{CompactWeights, PatternState, SCALE};
 use crate::kernel::{Kernel, KernelKind};
 use crate::last_flip::last_flip_count;
 use crate::position::{hash_discs, Position};
@@ -626,20 +626,33 @@ macro_rules! search_with_kernel {
                         }
                     }
                 }
+                let probe_depth = match n_empties {
+                    DEEP_PROBE_EMPTIES.. => DEEP_PROBE_DEPTH,
+                    PROBE_EMPTIES.. => PROBE_DEPTH,
+                    _ => 0,
+                };
+                // The children's evaluations and probes update this node's pattern state rather than read every
+                // pattern anew.
+                let patterns = (s.use_patterns && probe_order).then(|| {
+                    let state = PatternState::new(p, o);
+                    (state, state.children_base())
+                });
                 for (sq, cp, co, key, _) in list.iter_mut() {
                     let (sq, cp, co) = (*sq, *cp, *co);
                     *key = if sq as u8 == tt_move {
                         i32::MIN
-                    } else if !s.use_patterns && probe_order {
-                        probe(s, cp, co, CHEAP_PROBE_DEPTH, -PROBE_INF, PROBE_INF)
-                    } else if probe_order {
-                        let depth = match n_empties {
-                            DEEP_PROBE_EMPTIES.. => DEEP_PROBE_DEPTH,
-                            PROBE_EMPTIES.. => PROBE_DEPTH,
-                            _ => 0,
-                        };
+                    } else if let Some((state, base)) = &patterns {
                         let replies = weighted_mobility(K::moves(cp, co) & s.mask);
-                        probe(s, cp, co, depth, -PROBE_INF, PROBE_INF) + ORDER_MOBILITY_WEIGHT * replies
+                        let value = if probe_depth == 0 {
+                            s.nodes += 1;
+                            s.eval.evaluate_child(base, sq, cp ^ o, n_empties as u32 - 1)
+                        } else {
+                            let child = s.eval.play(state, sq, cp ^ o);
+                            pattern_probe(s, cp, co, &child, probe_depth, -PROBE_INF, PROBE_INF)
+                        };
+                        value + ORDER_MOBILITY_WEIGHT * replies
+                    } else if probe_order {
+                        probe(s, cp, co, CHEAP_PROBE_DEPTH, -PROBE_INF, PROBE_INF)
                     } else {
                         let replies = K::moves(cp, co) & s.mask;
                         let child_empties = empties & !(1 << sq);
@@ -706,10 +719,14 @@ macro_rules! search_with_kernel {
             /// the cheap one), finished games scored in the same units. Its nodes count in the solver's nodes.
             $(#[target_feature(enable = $features)])?
             pub(super) unsafe fn probe(s: &mut Solver, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
-                s.nodes += 1;
-                if depth == 0 && s.use_patterns {
-                    return s.eval.evaluate_with::<K>(p, o);
+                if s.use_patterns {
+                    if depth == 0 {
+                        s.nodes += 1;
+                        return s.eval.evaluate_with::<K>(p, o);
+                    }
+                    return pattern_probe(s, p, o, &PatternState::new(p, o), depth, alpha, beta);
                 }
+                s.nodes += 1;
                 let moves = K::moves(p, o) & s.mask;
                 if depth == 0 {
                     // Other boards and objectives: mobility, potential mobility and corners.
@@ -721,8 +738,8 @@ macro_rules! search_with_kernel {
                 }
                 if moves == 0 {
                     if K::moves(o, p) & s.mask == 0 {
-                        // In the evaluation's units (the cheap one's are far smaller than a disc).
-                        return if s.use_patterns { SCALE } else { 1024 } * s.final_score(p, o);
+                        // In the cheap evaluation's units, far smaller than a disc.
+                        return 1024 * s.final_score(p, o);
                     }
                     return -probe(s, o, p, depth, -beta, -alpha);
                 }
@@ -733,6 +750,54 @@ macro_rules! search_with_kernel {
                     rest &= rest - 1;
                     let f = K::flips(p, o, sq);
                     let v = -probe(s, o ^ f, p | f | 1 << sq, depth - 1, -beta, -alpha);
+                    if v > best {
+                        best = v;
+                        if v > alpha {
+                            alpha = v;
+                            if alpha >= beta {
+                                break;
+                            }
+                        }
+                    }
+                }
+                best
+            }
+
+            /// [`probe`] on the pattern evaluation, `depth` >= 1 plies, with the position's pattern state, which each
+            /// move updates (the leaves are evaluated from their parent's).
+            $(#[target_feature(enable = $features)])?
+            unsafe fn pattern_probe(
+                s: &mut Solver,
+                p: u64,
+                o: u64,
+                state: &PatternState,
+                depth: u32,
+                mut alpha: i32,
+                beta: i32,
+            ) -> i32 {
+                s.nodes += 1;
+                let moves = K::moves(p, o) & s.mask;
+                if moves == 0 {
+                    if K::moves(o, p) & s.mask == 0 {
+                        return SCALE * s.final_score(p, o);
+                    }
+                    return -pattern_probe(s, o, p, &state.passed(), depth, -beta, -alpha);
+                }
+                let base = state.children_base();
+                let child_empties = (s.mask & !(p | o)).count_ones() - 1;
+                let mut best = -PROBE_INF;
+                let mut rest = moves;
+                while rest != 0 {
+                    let sq = rest.trailing_zeros();
+                    rest &= rest - 1;
+                    let f = K::flips(p, o, sq);
+                    let v = if depth == 1 {
+                        s.nodes += 1;
+                        -s.eval.evaluate_child(&base, sq, f, child_empties)
+                    } else {
+                        let child = s.eval.play(state, sq, f);
+                        -pattern_probe(s, o ^ f, p | f | 1 << sq, &child, depth - 1, -beta, -alpha)
+                    };
                     if v > best {
                         best = v;
                         if v > alpha {

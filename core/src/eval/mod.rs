@@ -3,7 +3,8 @@
 //! set per phase (a band of empties).
 //!
 //! The weights are fitted on the WTHOR database by [`fit`] (`othello-zero fit-eval`) and ship with the crate
-//! (`weights.bin`, format in [`EvalWeights::from_bytes`]). The solver orders its moves with it.
+//! (`weights.bin`, format in [`EvalWeights::from_bytes`]). The solver orders its moves with it, carrying a
+//! [`PatternState`] that each move updates rather than reading the patterns anew.
 
 pub mod fit;
 pub mod label;
@@ -122,30 +123,108 @@ fn gather(k: usize, x: u64) -> usize {
 /// The index within a phase's weights of each pattern instance of the position (`p` to move, `o` the opponent).
 #[inline(always)]
 pub fn features(p: u64, o: u64) -> [u32; FEATURES] {
-    let (ip, io) = (images(p), images(o));
-    let mut out = [0u32; FEATURES];
+    let (tp, to) = (ternaries(p), ternaries(o));
+    std::array::from_fn(|i| BASES[i] + tp.0[i] as u32 + 2 * to.0[i] as u32)
+}
+
+/// The discs of one side in each pattern instance as a ternary number (digit 1 where the side has a disc): an
+/// instance's index is its kind's offset plus the mover's number plus twice the opponent's.
+#[inline(always)]
+fn ternaries(x: u64) -> Lanes {
+    let images = images(x);
+    let mut out = Lanes([0; LANES]);
     // One call per kind with the kind a constant, so that each gather compiles to its own shifts and the loop over
     // the instances unrolls (a loop over the kinds compiled to a jump table: 2x slower).
     let mut n = 0;
-    kind_features::<0>(&ip, &io, &mut out, &mut n);
-    kind_features::<1>(&ip, &io, &mut out, &mut n);
-    kind_features::<2>(&ip, &io, &mut out, &mut n);
-    kind_features::<3>(&ip, &io, &mut out, &mut n);
-    kind_features::<4>(&ip, &io, &mut out, &mut n);
-    kind_features::<5>(&ip, &io, &mut out, &mut n);
-    kind_features::<6>(&ip, &io, &mut out, &mut n);
-    kind_features::<7>(&ip, &io, &mut out, &mut n);
-    kind_features::<8>(&ip, &io, &mut out, &mut n);
-    kind_features::<9>(&ip, &io, &mut out, &mut n);
-    kind_features::<10>(&ip, &io, &mut out, &mut n);
+    kind_ternaries::<0>(&images, &mut out, &mut n);
+    kind_ternaries::<1>(&images, &mut out, &mut n);
+    kind_ternaries::<2>(&images, &mut out, &mut n);
+    kind_ternaries::<3>(&images, &mut out, &mut n);
+    kind_ternaries::<4>(&images, &mut out, &mut n);
+    kind_ternaries::<5>(&images, &mut out, &mut n);
+    kind_ternaries::<6>(&images, &mut out, &mut n);
+    kind_ternaries::<7>(&images, &mut out, &mut n);
+    kind_ternaries::<8>(&images, &mut out, &mut n);
+    kind_ternaries::<9>(&images, &mut out, &mut n);
+    kind_ternaries::<10>(&images, &mut out, &mut n);
     out
 }
 
 #[inline(always)]
-fn kind_features<const K: usize>(ip: &[u64; 8], io: &[u64; 8], out: &mut [u32; FEATURES], n: &mut usize) {
+fn kind_ternaries<const K: usize>(images: &[u64; 8], out: &mut Lanes, n: &mut usize) {
     for &s in KINDS[K].instances {
-        out[*n] = OFFSETS[K] + TERNARY[gather(K, ip[s])] + 2 * TERNARY[gather(K, io[s])];
+        out.0[*n] = TERNARY[gather(K, images[s])] as u16;
         *n += 1;
+    }
+}
+
+/// Lanes of a vector add: one number per pattern instance (46), padded to 48.
+const LANES: usize = 48;
+
+/// A number per pattern instance.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C, align(32))]
+pub struct Lanes([u16; LANES]);
+
+impl Lanes {
+    // Plain loops: with the solver's target features each compiles to three 256-bit operations.
+    #[inline(always)]
+    fn add(&mut self, other: &Lanes) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a += b;
+        }
+    }
+    #[inline(always)]
+    fn sub(&mut self, other: &Lanes) {
+        for (a, b) in self.0.iter_mut().zip(other.0) {
+            *a -= b;
+        }
+    }
+}
+
+/// Each instance's kind offset, in the order of [`features`].
+const BASES: [u32; FEATURES] = {
+    let mut bases = [0u32; FEATURES];
+    let (mut k, mut i) = (0, 0);
+    while k < KINDS.len() {
+        let mut n = 0;
+        while n < KINDS[k].instances.len() {
+            bases[i] = OFFSETS[k];
+            i += 1;
+            n += 1;
+        }
+        k += 1;
+    }
+    bases
+};
+
+/// A position's pattern instances as the two sides' ternary numbers, which a move updates by additions (Edax's
+/// incremental evaluation): the solver's ordering searches carry it down instead of reading every pattern anew at
+/// each leaf.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PatternState {
+    mover: Lanes,
+    opponent: Lanes,
+}
+
+impl PatternState {
+    pub fn new(p: u64, o: u64) -> PatternState {
+        PatternState { mover: ternaries(p), opponent: ternaries(o) }
+    }
+
+    /// The same position with the other side to move (a pass).
+    pub fn passed(&self) -> PatternState {
+        PatternState { mover: self.opponent, opponent: self.mover }
+    }
+
+    /// What [`CompactWeights::evaluate_child`] starts from: the indices of any child, less its move's changes
+    /// (the opponent's number plus twice the mover's, the roles as they will be after the move).
+    #[inline(always)]
+    pub fn children_base(&self) -> Lanes {
+        let mut base = self.opponent;
+        base.add(&self.mover);
+        base.add(&self.mover);
+        base
     }
 }
 
@@ -310,7 +389,11 @@ impl EvalWeights {
                 *c = ((w as i32 + half) >> COMPACT_SHIFT).clamp(-128, 127) as i8;
             }
         }
-        CompactWeights { weights }
+        let mut digits = Box::new([Lanes([0; LANES]); 64]);
+        for (sq, d) in digits.iter_mut().enumerate() {
+            *d = ternaries(1 << sq);
+        }
+        CompactWeights { weights, digits }
     }
 
     /// The file format: `OZEV`, u16 version, u32 weights per phase, u8 phases, then the weights of each phase as
@@ -391,6 +474,10 @@ const INDEX_MASK: usize = COMPACT_STRIDE - 1;
 /// disc per weight, far below the evaluation's own error (the shipped weights stay within +-18 discs, +-72 here).
 pub struct CompactWeights {
     weights: Vec<i8>,
+    /// Per square, the value of a mover's disc there in each instance's index: a power of three in the instances
+    /// holding the square, 0 elsewhere. The indices of a position are the sum over the mover's discs plus twice the
+    /// sum over the opponent's, which is what lets [`PatternState`] be updated by additions.
+    digits: Box<[Lanes; 64]>,
 }
 
 impl CompactWeights {
@@ -405,6 +492,45 @@ impl CompactWeights {
     pub fn evaluate_with<K: Kernel>(&self, p: u64, o: u64) -> i32 {
         let phase = position_phase(p, o);
         weighted_sum::<K, _>(&self.weights[phase * COMPACT_STRIDE..][..COMPACT_STRIDE], p, o) << COMPACT_SHIFT
+    }
+
+    /// The state of the child reached when the mover of `state` plays `sq`, flipping `flips` (roles swapped: the
+    /// flipped discs leave the old opponent's number and join the old mover's, with the new disc).
+    #[inline(always)]
+    pub fn play(&self, state: &PatternState, sq: u32, flips: u64) -> PatternState {
+        let mut child = PatternState { mover: state.opponent, opponent: state.mover };
+        child.opponent.add(&self.digits[sq as usize & 63]);
+        let mut rest = flips;
+        while rest != 0 {
+            let d = &self.digits[rest.trailing_zeros() as usize];
+            child.mover.sub(d);
+            child.opponent.add(d);
+            rest &= rest - 1;
+        }
+        child
+    }
+
+    /// [`CompactWeights::evaluate_with`] of the child reached when the mover of the position whose
+    /// [`PatternState::children_base`] is `base` plays `sq`, flipping `flips`, for the child's side to move;
+    /// `empties` is the child's count. The child's indices are the base plus the flipped discs once (each was the
+    /// opponent's, counted twice, and is now the mover's) and the new disc twice (the opponent's in the child).
+    #[inline(always)]
+    pub fn evaluate_child(&self, base: &Lanes, sq: u32, flips: u64, empties: u32) -> i32 {
+        let mut x = *base;
+        let played = &self.digits[sq as usize & 63];
+        x.add(played);
+        x.add(played);
+        let mut rest = flips;
+        while rest != 0 {
+            x.add(&self.digits[rest.trailing_zeros() as usize]);
+            rest &= rest - 1;
+        }
+        let w = &self.weights[phase(empties) * COMPACT_STRIDE..][..COMPACT_STRIDE];
+        let sum =
+            x.0.iter()
+                .zip(BASES)
+                .fold(w[BIAS] as i32, |sum, (&lane, base)| sum + w[(base + lane as u32) as usize & INDEX_MASK] as i32);
+        sum << COMPACT_SHIFT
     }
 }
 
@@ -482,6 +608,46 @@ mod tests {
                 assert_eq!(features_with::<crate::kernel::x86::Avx512>(p, occ & !p).to_vec(), expected);
             }
         }
+    }
+
+    #[test]
+    fn pattern_states_updated_move_by_move_match_the_positions_read_anew() {
+        let compact = CompactWeights::builtin();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(11);
+        let mut children = 0;
+        for _ in 0..300 {
+            // A random walk of legal moves (passing when stuck) from a random position, the state carried along.
+            let occ: u64 = rng.random::<u64>() & rng.random::<u64>() | 0x0000_0018_1800_0000;
+            let mut p = occ & rng.random::<u64>();
+            let mut o = occ & !p;
+            let mut state = PatternState::new(p, o);
+            for _ in 0..40 {
+                assert_eq!(state, PatternState::new(p, o));
+                let moves = Bitboard(crate::kernel::moves(p, o));
+                if moves.is_empty() {
+                    if crate::kernel::moves(o, p) == 0 {
+                        break;
+                    }
+                    (p, o, state) = (o, p, state.passed());
+                    continue;
+                }
+                // Every child evaluated from this node's base agrees with the child's own evaluation.
+                let base = state.children_base();
+                for sq in moves {
+                    let f = crate::kernel::flips(p, o, sq.index() as u32);
+                    let (cp, co) = (o ^ f, p | f | 1 << sq.index());
+                    let empties = 64 - (cp | co).count_ones();
+                    let expected = compact.evaluate_with::<Portable>(cp, co);
+                    assert_eq!(compact.evaluate_child(&base, sq.index() as u32, f, empties), expected);
+                    children += 1;
+                }
+                let sq = moves.nth(rng.random_range(0..moves.count())).expect("a legal move").index() as u32;
+                let f = crate::kernel::flips(p, o, sq);
+                state = compact.play(&state, sq, f);
+                (p, o) = (o ^ f, p | f | 1 << sq);
+            }
+        }
+        assert!(children > 10_000, "{children}");
     }
 
     #[test]
