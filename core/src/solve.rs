@@ -633,17 +633,15 @@ macro_rules! search_with_kernel {
                 };
                 // The children's evaluations and probes update this node's pattern state rather than read every
                 // pattern anew.
-                let patterns = (s.use_patterns && probe_order).then(|| {
-                    let state = PatternState::new(p, o);
-                    (state, state.children_base())
-                });
+                let state = (s.use_patterns && probe_order).then(|| PatternState::new(p, o));
+                let base = state.filter(|_| probe_depth == 0).map(|state| state.children_base());
                 for (sq, cp, co, key, _) in list.iter_mut() {
                     let (sq, cp, co) = (*sq, *cp, *co);
                     *key = if sq as u8 == tt_move {
                         i32::MIN
-                    } else if let Some((state, base)) = &patterns {
+                    } else if let Some(state) = &state {
                         let replies = weighted_mobility(K::moves(cp, co) & s.mask);
-                        let value = if probe_depth == 0 {
+                        let value = if let Some(base) = &base {
                             s.nodes += 1;
                             s.eval.evaluate_child(base, sq, cp ^ o, n_empties as u32 - 1)
                         } else {
@@ -783,7 +781,7 @@ macro_rules! search_with_kernel {
                     }
                     return -pattern_probe(s, o, p, &state.passed(), depth, -beta, -alpha);
                 }
-                let base = state.children_base();
+                let base = (depth == 1).then(|| state.children_base());
                 let child_empties = (s.mask & !(p | o)).count_ones() - 1;
                 let mut best = -PROBE_INF;
                 let mut rest = moves;
@@ -791,9 +789,9 @@ macro_rules! search_with_kernel {
                     let sq = rest.trailing_zeros();
                     rest &= rest - 1;
                     let f = K::flips(p, o, sq);
-                    let v = if depth == 1 {
+                    let v = if let Some(base) = &base {
                         s.nodes += 1;
-                        -s.eval.evaluate_child(&base, sq, f, child_empties)
+                        -s.eval.evaluate_child(base, sq, f, child_empties)
                     } else {
                         let child = s.eval.play(state, sq, f);
                         -pattern_probe(s, o ^ f, p | f | 1 << sq, &child, depth - 1, -beta, -alpha)

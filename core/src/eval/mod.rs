@@ -494,15 +494,21 @@ impl CompactWeights {
         weighted_sum::<K, _>(&self.weights[phase * COMPACT_STRIDE..][..COMPACT_STRIDE], p, o) << COMPACT_SHIFT
     }
 
+    /// The digit vector of a square (masked: no bounds check).
+    #[inline(always)]
+    fn digit(&self, sq: u32) -> &Lanes {
+        &self.digits[sq as usize & 63]
+    }
+
     /// The state of the child reached when the mover of `state` plays `sq`, flipping `flips` (roles swapped: the
     /// flipped discs leave the old opponent's number and join the old mover's, with the new disc).
     #[inline(always)]
     pub fn play(&self, state: &PatternState, sq: u32, flips: u64) -> PatternState {
-        let mut child = PatternState { mover: state.opponent, opponent: state.mover };
-        child.opponent.add(&self.digits[sq as usize & 63]);
+        let mut child = state.passed();
+        child.opponent.add(self.digit(sq));
         let mut rest = flips;
         while rest != 0 {
-            let d = &self.digits[rest.trailing_zeros() as usize];
+            let d = self.digit(rest.trailing_zeros());
             child.mover.sub(d);
             child.opponent.add(d);
             rest &= rest - 1;
@@ -517,12 +523,11 @@ impl CompactWeights {
     #[inline(always)]
     pub fn evaluate_child(&self, base: &Lanes, sq: u32, flips: u64, empties: u32) -> i32 {
         let mut x = *base;
-        let played = &self.digits[sq as usize & 63];
-        x.add(played);
-        x.add(played);
+        x.add(self.digit(sq));
+        x.add(self.digit(sq));
         let mut rest = flips;
         while rest != 0 {
-            x.add(&self.digits[rest.trailing_zeros() as usize]);
+            x.add(self.digit(rest.trailing_zeros()));
             rest &= rest - 1;
         }
         let w = &self.weights[phase(empties) * COMPACT_STRIDE..][..COMPACT_STRIDE];
