@@ -52,7 +52,7 @@ fn ffo_59_score_and_one_best_move() {
 }
 
 #[test]
-#[ignore = "slow: FFO #50-#58 with every best move (about 27 minutes on one core); run with --ignored"]
+#[ignore = "slow: FFO #50-#58 with every best move (about 22 minutes on one core); run with --ignored"]
 fn ffo_50_to_58() {
     check(50..=58, Mode::Exact);
 }
