@@ -2,11 +2,13 @@
 
 use std::io::{BufRead, Read, Write};
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::ggf::parse_ggf;
 use othello_core::perft::perft_with;
-use othello_core::solve::{Limits, Mode, Problem, Solution, Solver};
+use othello_core::solve::{solve_many, Limits, Mode, Problem, Solution, SolveError, Solver};
 use othello_core::wthor::{WthorFile, WthorGame};
 use othello_core::{Convention, Game, KernelKind, Move, Position, Rules, Status};
 
@@ -143,47 +145,105 @@ pub fn show(text: &str, rules: Rules) -> Result<()> {
     Ok(())
 }
 
-/// `solve`: one position from the command line, or every line of a problem file.
-pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules: Rules) -> Result<()> {
-    let mut solver = Solver::new();
+/// `solve`: one position from the command line, or every line of a problem file (on `threads` threads).
+pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules: Rules, threads: usize) -> Result<()> {
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;
-        let solution = solver.solve(&rules, &pos, mode, limits)?;
+        let solution = Solver::new().solve(&rules, &pos, mode, limits)?;
         print_solution("position", &solution, mode, None);
         return Ok(());
     };
     let content = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    solver.touch_table();
-    let (mut solved, mut failed, mut mismatched, mut nodes, mut seconds) = (0, 0, 0, 0u64, 0f64);
+    let mut lines = Vec::new();
     for (n, line) in content.lines().enumerate() {
         let Some(problem) = Problem::parse(line) else { continue };
-        let label = format!("line {}", n + 1);
-        let result = problem
-            .map_err(anyhow::Error::from)
-            .and_then(|p| Ok((solver.solve(&rules.with_size(p.size)?, &p.position, mode, limits)?, p)));
-        match result {
-            Ok((solution, problem)) => {
-                let name = problem.id.clone().unwrap_or(label);
-                let ok = print_solution(&name, &solution, mode, Some(&problem));
-                solved += 1;
-                mismatched += (!ok) as u32;
-                nodes += solution.nodes;
-                seconds += solution.elapsed.as_secs_f64();
-            }
-            Err(e) => {
-                failed += 1;
-                println!("error: {label}: {e:#}");
-            }
-        }
+        let parsed = problem.map_err(anyhow::Error::from).and_then(|p| Ok((rules.with_size(p.size)?, p)));
+        lines.push((format!("line {}", n + 1), parsed));
     }
+    let jobs: Vec<(Rules, Position)> =
+        lines.iter().filter_map(|(_, l)| l.as_ref().ok()).map(|(rules, p)| (*rules, p.position)).collect();
+    let bar = ProgressBar::new(jobs.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} positions  {msg}  ETA {eta}").expect("a valid template"),
+    );
+    let started = Instant::now();
+    let mut report = FileReport::new(&lines, mode);
+    let mut results = vec![None; jobs.len()];
+    report.print_ready(&mut results);
+    solve_many(&jobs, mode, limits, threads, |i, result| {
+        if let Ok(s) = &result {
+            report.nodes_found += s.nodes;
+        }
+        results[i] = Some(result);
+        bar.inc(1);
+        bar.set_message(format!("{:.1} M nodes/s", report.nodes_found as f64 / started.elapsed().as_secs_f64() / 1e6));
+        bar.suspend(|| report.print_ready(&mut results));
+    });
+    bar.finish_and_clear();
+    let FileReport { solved, failed, mismatched, nodes, seconds, .. } = report;
+    let wall = match threads {
+        1 => String::new(),
+        n => format!("; {:.2} s elapsed on {n} threads", started.elapsed().as_secs_f64()),
+    };
     println!(
-        "solved {solved}, errors {failed}, disagreeing with the file {mismatched}; {nodes} nodes in {seconds:.2} s ({:.1} M nodes/s)",
+        "solved {solved}, errors {failed}, disagreeing with the file {mismatched}; {nodes} nodes in {seconds:.2} s ({:.1} M nodes/s){wall}",
         nodes as f64 / seconds.max(1e-9) / 1e6
     );
     if mismatched > 0 {
         anyhow::bail!("{mismatched} solutions disagree with the expected ones in {}", path.display());
     }
     Ok(())
+}
+
+/// A problem file's lines printed in the file's order while their solutions arrive in any, and the totals.
+struct FileReport<'a> {
+    /// Each line's label and its rules and problem, or why it cannot be solved.
+    lines: &'a [(String, Result<(Rules, Problem)>)],
+    mode: Mode,
+    next_line: usize,
+    next_job: usize,
+    nodes_found: u64,
+    solved: u32,
+    failed: u32,
+    mismatched: u32,
+    nodes: u64,
+    seconds: f64,
+}
+
+impl<'a> FileReport<'a> {
+    fn new(lines: &'a [(String, Result<(Rules, Problem)>)], mode: Mode) -> FileReport<'a> {
+        let (next_line, next_job, nodes_found, solved, failed, mismatched, nodes, seconds) = (0, 0, 0, 0, 0, 0, 0, 0.0);
+        FileReport { lines, mode, next_line, next_job, nodes_found, solved, failed, mismatched, nodes, seconds }
+    }
+
+    /// Prints the lines whose turn has come: those that did not parse, and solutions as far as they are known.
+    fn print_ready(&mut self, results: &mut [Option<Result<Solution, SolveError>>]) {
+        while let Some((label, line)) = self.lines.get(self.next_line) {
+            match line {
+                Err(e) => {
+                    self.failed += 1;
+                    println!("error: {label}: {e:#}");
+                }
+                Ok((_, problem)) => {
+                    let Some(result) = results.get_mut(self.next_job).and_then(Option::take) else { return };
+                    self.next_job += 1;
+                    match result {
+                        Ok(solution) => {
+                            let name = problem.id.as_deref().unwrap_or(label);
+                            self.mismatched += !print_solution(name, &solution, self.mode, Some(problem)) as u32;
+                            self.solved += 1;
+                            self.nodes += solution.nodes;
+                            self.seconds += solution.elapsed.as_secs_f64();
+                        }
+                        Err(e) => {
+                            self.failed += 1;
+                            println!("error: {label}: {e}");
+                        }
+                    }
+                }
+            }
+            self.next_line += 1;
+        }
+    }
 }
 
 /// Prints a solution; returns false when it disagrees with the expected score or best moves of `problem`.

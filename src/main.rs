@@ -84,6 +84,10 @@ enum Command {
         nodes: Option<u64>,
         #[arg(long, default_value = "othello")]
         rules: othello_core::Rules,
+        /// Solve a file's positions on this many threads at once, each with a table of its own (per-position times
+        /// are then those of a thread sharing the machine).
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
     Oracle {
@@ -223,7 +227,7 @@ fn main() -> Result<()> {
         Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
         Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
         Command::Show { position, rules } => commands::show(&position.join(" "), rules),
-        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules } => {
+        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules, threads } => {
             let mode = match (all_moves, one_best, wld) {
                 (true, _, _) => othello_core::solve::Mode::AllMoves,
                 (_, true, _) => othello_core::solve::Mode::BestMove,
@@ -231,7 +235,7 @@ fn main() -> Result<()> {
                 _ => othello_core::solve::Mode::Exact,
             };
             let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
-            commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules)
+            commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules, threads)
         }
         Command::Oracle { agent, empties, positions, wthor, seed } => {
             commands::oracle(&agent, empties, positions, &wthor, seed)

@@ -216,8 +216,8 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
-/// FFO #40 and #41 rewritten in Edax's `.obf` layout: the CLI solves them to the file's scores and moves, flags a
-/// line whose listed score is wrong, and names the line of a malformed one.
+/// FFO #40 and #41 rewritten in Edax's `.obf` layout: the CLI solves them to the file's scores and moves (on one
+/// thread and on two), flags a line whose listed score is wrong, and names the line of a malformed one.
 #[test]
 fn solve_reads_obf_files_and_checks_their_answers() {
     let ffo = std::fs::read_to_string(shared("reference/ffo-40-59.txt")).expect("the FFO suite is in shared/");
@@ -240,6 +240,17 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     assert!(o.status.success(), "{out}");
     assert!(out.contains("best a2 score +38") && out.contains("best h4 score +0"), "{out}");
     assert!(out.contains("solved 2, errors 0, disagreeing with the file 0"), "{out}");
+    // On two threads (#40 has fewer empties, so it starts second) the lines still come in the file's order, a
+    // malformed line where it stands.
+    std::fs::write(&good, format!("{}\nnot a board\n{}\n", obf[1], obf[0])).unwrap();
+    let o = run(&["solve", "--rules", "empties", "--one-best", "--threads", "2", "--file", good.to_str().unwrap()], "");
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines.len() == 4 && lines[0].starts_with("line 1: best h4 score +0"), "{out}");
+    assert!(lines[1].starts_with("error: line 2:") && lines[2].starts_with("line 3: best a2 score +38"), "{out}");
+    assert!(
+        lines[3].starts_with("solved 2, errors 1, disagreeing with the file 0") && lines[3].ends_with("on 2 threads")
+    );
 
     let bad = dir.join("bad.obf");
     let wrong = obf[0].replace(":+38;", ":+36;");

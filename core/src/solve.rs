@@ -934,6 +934,44 @@ pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
     Solver::new().solve(rules, pos, Mode::Exact, Limits::default())
 }
 
+/// Solves every position of `jobs` on `threads` threads, each with a solver (and table) of its own, and hands each
+/// result to `report` with its index in `jobs` as soon as it is found. On more than one thread the positions with
+/// the most empties start first (they take the longest, and a long one started last would leave the other threads
+/// idle at the end).
+pub fn solve_many(
+    jobs: &[(Rules, Position)],
+    mode: Mode,
+    limits: Limits,
+    threads: usize,
+    mut report: impl FnMut(usize, Result<Solution, SolveError>),
+) {
+    let mut order: Vec<usize> = (0..jobs.len()).collect();
+    if threads > 1 {
+        order.sort_by_key(|&i| std::cmp::Reverse((jobs[i].0.mask() & !jobs[i].1.occupied().0).count_ones()));
+    }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+            let (next, order, sender) = (&next, &order, sender.clone());
+            scope.spawn(move || {
+                let mut solver = Solver::new();
+                solver.touch_table();
+                while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
+                    let (rules, pos) = &jobs[i];
+                    if sender.send((i, solver.solve(rules, pos, mode, limits))).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(sender);
+        for (i, result) in receiver {
+            report(i, result);
+        }
+    });
+}
+
 /// One line of a problem file (the FFO suite's format): `<board> <side> [<best moves> <score> <id> ...]`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Problem {
@@ -1029,6 +1067,36 @@ mod tests {
             game.push(mv).unwrap();
         }
         *game.position()
+    }
+
+    #[test]
+    fn solving_many_on_threads_reports_each_position_once_with_its_sequential_answer() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(29);
+        let variants = [Rules::othello(), Rules::reverse(), Rules::othello().with_size(6).unwrap()];
+        let jobs: Vec<(Rules, Position)> = (0..30)
+            .map(|i| {
+                let rules = variants[i % variants.len()];
+                (rules, random_position(&rules, rng.random_range(2..=12), &mut rng))
+            })
+            .collect();
+        // The score and the best moves, in a fixed order (the order found depends on the table's history).
+        let answer = |s: Solution| {
+            let mut best: Vec<String> = s.best_moves.iter().map(Move::to_string).collect();
+            best.sort();
+            (s.score, best)
+        };
+        let mut solver = Solver::new();
+        let want: Vec<(i32, Vec<String>)> = jobs
+            .iter()
+            .map(|(rules, pos)| answer(solver.solve(rules, pos, Mode::Exact, Limits::default()).unwrap()))
+            .collect();
+        for threads in [1, 3] {
+            let mut got = vec![None; jobs.len()];
+            solve_many(&jobs, Mode::Exact, Limits::default(), threads, |i, s| {
+                assert!(got[i].replace(answer(s.unwrap())).is_none(), "position {i} reported twice");
+            });
+            assert_eq!(got, want.iter().cloned().map(Some).collect::<Vec<_>>(), "{threads} threads");
+        }
     }
 
     #[test]
