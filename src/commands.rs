@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::ggf::parse_ggf;
 use othello_core::perft::perft_with;
-use othello_core::solve::{solve_many, Limits, Mode, Problem, Solution, SolveError, Solver};
+use othello_core::solve::{solve_many, Limits, Mode, Problem, Progress, Solution, SolveError, Solver, Stage};
 use othello_core::wthor::{WthorFile, WthorGame};
 use othello_core::{Convention, Game, KernelKind, Move, Position, Rules, Status};
 
@@ -149,8 +149,15 @@ pub fn show(text: &str, rules: Rules) -> Result<()> {
 pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules: Rules, threads: usize) -> Result<()> {
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;
-        let solution = Solver::new().solve(&rules, &pos, mode, limits)?;
-        print_solution("position", &solution, mode, None);
+        let mut solver = Solver::new();
+        let spinner = ProgressBar::new_spinner()
+            .with_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
+        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
+        let shown = spinner.clone();
+        solver.on_progress(move |p| shown.set_message(describe_progress(p)));
+        let solution = solver.solve(&rules, &pos, mode, limits);
+        spinner.finish_and_clear();
+        print_solution("position", &solution?, mode, None);
         return Ok(());
     };
     let content = std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
@@ -192,6 +199,17 @@ pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules:
         anyhow::bail!("{mismatched} solutions disagree with the expected ones in {}", path.display());
     }
     Ok(())
+}
+
+/// One line on what a solve is doing: the root pass and its window (or the moves tested after it), nodes, speed.
+fn describe_progress(p: &Progress) -> String {
+    let stage = match p.stage {
+        Stage::Pass { confidence: Some(c), window: (lo, hi) } => format!("selective pass ({c}%) in ({lo:+}, {hi:+})"),
+        Stage::Pass { confidence: None, window: (lo, hi) } => format!("exact pass in ({lo:+}, {hi:+})"),
+        Stage::Moves { done, of } => format!("root moves: {done} of {of} tested"),
+    };
+    let secs = p.elapsed.as_secs_f64().max(1e-9);
+    format!("{stage}; {:.1} M nodes, {:.1} M nodes/s", p.nodes as f64 / 1e6, p.nodes as f64 / secs / 1e6)
 }
 
 /// A problem file's lines printed in the file's order while their solutions arrive in any, and the totals.

@@ -57,6 +57,8 @@ const ROOT_WINDOW: i32 = 3;
 /// Probcut confidence of each selective pass, as a multiple (in hundredths) of the probe's error spread: Edax's
 /// 73%, 87%, 95%, 98% and 99% levels. [`EXACT`] is the level of proven values.
 const PROBCUT_T: [i32; 5] = [110, 150, 200, 260, 330];
+/// The same levels in percent, as reported in [`Progress`].
+const PROBCUT_CONFIDENCE: [u8; 5] = [73, 87, 95, 98, 99];
 const EXACT: u8 = PROBCUT_T.len() as u8;
 /// The selective passes the exact root search runs first, to fill the table with best moves and narrow the window.
 const ROOT_LEVELS: [u8; 1] = [0];
@@ -119,6 +121,25 @@ pub struct Solution {
     pub elapsed: Duration,
 }
 
+/// How far a solve has got: handed to the hook set by [`Solver::on_progress`] at each root pass or move and every
+/// 65,536 nodes, so that a long solve can show it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub stage: Stage,
+}
+
+/// The part of a solve under way.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stage {
+    /// A search of the root moves within `window` (exclusive bounds on the score): a selective pass, with its
+    /// probcut confidence in percent, or the exact one (`None`).
+    Pass { confidence: Option<u8>, window: (i32, i32) },
+    /// After the score: `done` of the `of` root moves tested (which reach it, or their exact scores).
+    Moves { done: usize, of: usize },
+}
+
 const NO_MOVE: u8 = 64;
 
 /// A reusable solver: keeps its transposition table between positions.
@@ -142,6 +163,9 @@ pub struct Solver {
     node_limit: u64,
     deadline: Option<Instant>,
     aborted: bool,
+    progress: Option<Box<dyn FnMut(&Progress) + Send>>,
+    started: Instant,
+    stage: Stage,
 }
 
 impl Default for Solver {
@@ -173,7 +197,15 @@ impl Solver {
             node_limit: u64::MAX,
             deadline: None,
             aborted: false,
+            progress: None,
+            started: Instant::now(),
+            stage: Stage::Moves { done: 0, of: 0 },
         }
+    }
+
+    /// Calls `hook` as the solves go: at each root pass or move and every 65,536 nodes.
+    pub fn on_progress(&mut self, hook: impl FnMut(&Progress) + Send + 'static) {
+        self.progress = Some(Box::new(hook));
     }
 
     /// Has the system back the whole table with memory now rather than page by page during the first solves (the
@@ -190,6 +222,7 @@ impl Solver {
             return Err(SolveError::Opening);
         }
         let started = Instant::now();
+        self.started = started;
         self.mask = rules.mask();
         self.passing = rules.passing;
         self.scoring = rules.scoring;
@@ -249,7 +282,8 @@ impl Solver {
                         // A move is best when a null window around `best` shows it reaches `best` (cheaper in
                         // nodes, measured on FFO #40-#44, than testing each move against the best so far).
                         let mut best_squares = vec![];
-                        for &(sq, cp, co) in &children {
+                        for (done, &(sq, cp, co)) in children.iter().enumerate() {
+                            self.report(Stage::Moves { done, of: children.len() });
                             if self.aborted {
                                 break;
                             }
@@ -263,7 +297,11 @@ impl Solver {
                     Mode::AllMoves => {
                         let mut scores: Vec<(Square, i32)> = children
                             .iter()
-                            .map(|&(sq, cp, co)| (sq, -self.search(cp, co, -limit - 1, limit + 1)))
+                            .enumerate()
+                            .map(|(done, &(sq, cp, co))| {
+                                self.report(Stage::Moves { done, of: children.len() });
+                                (sq, -self.search(cp, co, -limit - 1, limit + 1))
+                            })
                             .collect();
                         scores.sort_by_key(|&(sq, v)| (-v, sq));
                         solution.move_scores = scores.into_iter().map(|(sq, v)| (Move::Play(sq), v)).collect();
@@ -289,6 +327,8 @@ impl Solver {
     /// The best score over the root moves within (alpha, beta) (PVS); the best move moves to the front, to be
     /// searched first by the next pass.
     fn root_window(&mut self, children: &mut [(Square, u64, u64)], mut alpha: i32, beta: i32) -> i32 {
+        let confidence = PROBCUT_CONFIDENCE.get(self.level as usize).copied();
+        self.report(Stage::Pass { confidence, window: (alpha, beta) });
         let mut best = -i32::MAX;
         let mut best_index = 0;
         for (i, &(_, cp, co)) in children.iter().enumerate() {
@@ -391,6 +431,15 @@ impl Solver {
         self.next_check = self.nodes + CHECK_EVERY;
         if self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.aborted = true;
+        }
+        self.report(self.stage);
+    }
+
+    /// Tells the progress hook, if any, that the solve is at `stage`.
+    fn report(&mut self, stage: Stage) {
+        self.stage = stage;
+        if let Some(hook) = &mut self.progress {
+            hook(&Progress { nodes: self.nodes, elapsed: self.started.elapsed(), stage });
         }
     }
 
@@ -1067,6 +1116,36 @@ mod tests {
             game.push(mv).unwrap();
         }
         *game.position()
+    }
+
+    #[test]
+    fn progress_reports_the_passes_in_order_and_the_last_window_holds_the_score() {
+        let rules = Rules { scoring: Scoring::EmptiesToWinner, ..Rules::othello() };
+        let ffo40 = "O--OOOOX-OOOOOOXOOXXOOOXOOXOOOXXOOOOOOXX---OOOOX----O--X-------- X";
+        let (pos, _) = Position::parse_board(ffo40).unwrap();
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let mut solver = Solver::new();
+        let log = seen.clone();
+        solver.on_progress(move |p| log.lock().unwrap().push(*p));
+        let solution = solver.solve(&rules, &pos, Mode::Exact, Limits::default()).unwrap();
+        let seen = seen.lock().unwrap();
+        assert!(seen.windows(2).all(|w| w[0].nodes <= w[1].nodes && w[0].elapsed <= w[1].elapsed));
+        assert!(seen.len() > 3 && seen.iter().all(|p| p.nodes <= solution.nodes), "{seen:?}");
+        let passes: Vec<(Option<u8>, (i32, i32))> = seen
+            .iter()
+            .filter_map(|p| match p.stage {
+                Stage::Pass { confidence, window } => Some((confidence, window)),
+                Stage::Moves { .. } => None,
+            })
+            .collect();
+        // The selective pass comes first; the exact pass's last window is the one the score fell inside.
+        assert_eq!(passes.first().unwrap().0, Some(PROBCUT_CONFIDENCE[0]), "{passes:?}");
+        let (confidence, (lo, hi)) = *passes.last().unwrap();
+        assert!(confidence.is_none() && lo < solution.score && solution.score < hi, "{passes:?} {}", solution.score);
+        // Then every root move is tested against the score, in order.
+        let moves: Vec<Stage> = seen.iter().map(|p| p.stage).skip_while(|s| matches!(s, Stage::Pass { .. })).collect();
+        let of = pos.moves().count() as usize;
+        assert!((0..of).all(|done| moves.contains(&Stage::Moves { done, of })), "{moves:?}");
     }
 
     #[test]
