@@ -130,6 +130,8 @@ pub struct Progress {
     pub stage: Stage,
 }
 
+type ProgressHook = Box<dyn FnMut(&Progress) + Send>;
+
 /// The part of a solve under way.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Stage {
@@ -163,7 +165,7 @@ pub struct Solver {
     node_limit: u64,
     deadline: Option<Instant>,
     aborted: bool,
-    progress: Option<Box<dyn FnMut(&Progress) + Send>>,
+    progress: Option<ProgressHook>,
     started: Instant,
     stage: Stage,
 }
