@@ -191,9 +191,10 @@ pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules:
         1 => String::new(),
         n => format!("; {:.2} s elapsed on {n} threads", started.elapsed().as_secs_f64()),
     };
+    let speed = nodes as f64 / seconds.max(1e-9) / 1e6;
     println!(
-        "solved {solved}, errors {failed}, disagreeing with the file {mismatched}; {nodes} nodes in {seconds:.2} s ({:.1} M nodes/s){wall}",
-        nodes as f64 / seconds.max(1e-9) / 1e6
+        "solved {solved}, errors {failed}, disagreeing with the file {mismatched}; \
+         {nodes} nodes in {seconds:.2} s ({speed:.1} M nodes/s){wall}"
     );
     if mismatched > 0 {
         anyhow::bail!("{mismatched} solutions disagree with the expected ones in {}", path.display());

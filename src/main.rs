@@ -85,7 +85,7 @@ enum Command {
         #[arg(long, default_value = "othello")]
         rules: othello_core::Rules,
         /// Solve a file's positions on this many threads at once, each with a table of its own (per-position times
-        /// are then those of a thread sharing the machine).
+        /// are then those of a thread sharing the machine; one position is always searched on one thread).
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },

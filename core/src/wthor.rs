@@ -16,7 +16,10 @@ pub enum WthorError {
     NoHeader(usize),
     #[error("board size {0} is not supported (only 8x8 game files, .wtb)")]
     BoardSize(u8),
-    #[error("truncated or oversized: the header announces {announced} games ({expected} bytes) but the file has {actual} bytes ({complete} complete games)")]
+    #[error(
+        "truncated or oversized: the header announces {announced} games ({expected} bytes) \
+         but the file has {actual} bytes ({complete} complete games)"
+    )]
     Size { announced: u32, expected: usize, actual: usize, complete: usize },
     #[error(
         "game {game}: move {number} has the byte {byte}, which is no square (expected 11..88 or 0 after the last move)"
