@@ -173,20 +173,19 @@ pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules:
         ProgressStyle::with_template("{bar:30} {pos}/{len} positions  {msg}  ETA {eta}").expect("a valid template"),
     );
     let started = Instant::now();
-    let mut report = FileReport::new(&lines, mode);
+    let mut report = FileReport { lines: &lines, mode, next_line: 0, next_job: 0, totals: Totals::default() };
     let mut results = vec![None; jobs.len()];
     report.print_ready(&mut results);
+    let mut nodes_so_far = 0;
     solve_many(&jobs, mode, limits, threads, |i, result| {
-        if let Ok(s) = &result {
-            report.nodes_found += s.nodes;
-        }
+        nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
         results[i] = Some(result);
         bar.inc(1);
-        bar.set_message(format!("{:.1} M nodes/s", report.nodes_found as f64 / started.elapsed().as_secs_f64() / 1e6));
+        bar.set_message(format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6));
         bar.suspend(|| report.print_ready(&mut results));
     });
     bar.finish_and_clear();
-    let FileReport { solved, failed, mismatched, nodes, seconds, .. } = report;
+    let Totals { solved, failed, mismatched, nodes, seconds } = report.totals;
     let wall = match threads {
         1 => String::new(),
         n => format!("; {:.2} s elapsed on {n} threads", started.elapsed().as_secs_f64()),
@@ -220,7 +219,12 @@ struct FileReport<'a> {
     mode: Mode,
     next_line: usize,
     next_job: usize,
-    nodes_found: u64,
+    totals: Totals,
+}
+
+/// What a problem file's solve printed, added up.
+#[derive(Default)]
+struct Totals {
     solved: u32,
     failed: u32,
     mismatched: u32,
@@ -228,18 +232,13 @@ struct FileReport<'a> {
     seconds: f64,
 }
 
-impl<'a> FileReport<'a> {
-    fn new(lines: &'a [(String, Result<(Rules, Problem)>)], mode: Mode) -> FileReport<'a> {
-        let (next_line, next_job, nodes_found, solved, failed, mismatched, nodes, seconds) = (0, 0, 0, 0, 0, 0, 0, 0.0);
-        FileReport { lines, mode, next_line, next_job, nodes_found, solved, failed, mismatched, nodes, seconds }
-    }
-
+impl FileReport<'_> {
     /// Prints the lines whose turn has come: those that did not parse, and solutions as far as they are known.
     fn print_ready(&mut self, results: &mut [Option<Result<Solution, SolveError>>]) {
         while let Some((label, line)) = self.lines.get(self.next_line) {
             match line {
                 Err(e) => {
-                    self.failed += 1;
+                    self.totals.failed += 1;
                     println!("error: {label}: {e:#}");
                 }
                 Ok((_, problem)) => {
@@ -248,13 +247,13 @@ impl<'a> FileReport<'a> {
                     match result {
                         Ok(solution) => {
                             let name = problem.id.as_deref().unwrap_or(label);
-                            self.mismatched += !print_solution(name, &solution, self.mode, Some(problem)) as u32;
-                            self.solved += 1;
-                            self.nodes += solution.nodes;
-                            self.seconds += solution.elapsed.as_secs_f64();
+                            self.totals.mismatched += !print_solution(name, &solution, self.mode, Some(problem)) as u32;
+                            self.totals.solved += 1;
+                            self.totals.nodes += solution.nodes;
+                            self.totals.seconds += solution.elapsed.as_secs_f64();
                         }
                         Err(e) => {
-                            self.failed += 1;
+                            self.totals.failed += 1;
                             println!("error: {label}: {e}");
                         }
                     }
