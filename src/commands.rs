@@ -150,6 +150,7 @@ pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules:
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;
         let mut solver = Solver::new();
+        solver.set_threads(threads);
         let spinner = ProgressBar::new_spinner()
             .with_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
         spinner.enable_steady_tick(std::time::Duration::from_millis(200));

@@ -84,8 +84,9 @@ enum Command {
         nodes: Option<u64>,
         #[arg(long, default_value = "othello")]
         rules: othello_core::Rules,
-        /// Solve a file's positions on this many threads at once, each with a table of its own (per-position times
-        /// are then those of a thread sharing the machine; one position is always searched on one thread).
+        /// Threads: a single position is searched on all of them, sharing one table (young brothers wait); a file's
+        /// positions are solved this many at a time, one thread and table each (per-position times are then those
+        /// of a thread sharing the machine).
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },

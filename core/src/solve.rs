@@ -12,7 +12,9 @@
 //! Shallow nodes: no table; the stability cut-off from 3 empties; the legal moves as one bitboard, tried by quadrant
 //! parity (C- and X-squares last); dedicated two- and last-empty functions, the last scored by a table of flip
 //! counts (`last_flip.rs`).
+//! On more than one thread the threads share the table and split nodes ([`split`]).
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use arrayvec::ArrayVec;
@@ -25,7 +27,10 @@ use crate::position::{hash_discs, Position};
 use crate::rules::{Objective, Rules, Scoring, Start, Status};
 use crate::square::{Move, Square};
 use crate::stability::stable_discs;
-use crate::transposition::{Entry, Table};
+use crate::transposition::{Entries, Entry, Table};
+
+mod split;
+use split::{Pool, Split};
 
 /// Positions with at most this many empties are searched without the table and without ordering keys (8 until
 /// the table moved to huge pages, after which probing it from 8 empties pays: FFO #40-#59 0.95x; 6 is level).
@@ -70,6 +75,9 @@ const PROBCUT_EMPTIES: u8 = 10;
 const SHALLOW_UNSTABLE: i32 = 6;
 /// Windows within this many discs of a wipeout order moves fastest-first even where probes would be used.
 const EXTREME: i32 = 4;
+/// With more than one thread, nodes with at least this many empties share out their moves after the first among
+/// the idle threads (young brothers wait).
+const SPLIT_EMPTIES: u8 = 12;
 /// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
 const TT_SIZE: usize = 1 << 22;
 
@@ -118,6 +126,8 @@ pub struct Solution {
     /// In `AllMoves` mode, every legal move with its exact score, best first.
     pub move_scores: Vec<(Move, i32)>,
     pub nodes: u64,
+    /// Of `nodes`, those searched by the helper threads (0 on one thread).
+    pub helper_nodes: u64,
     pub elapsed: Duration,
 }
 
@@ -149,7 +159,15 @@ pub struct Solver {
     kernel: KernelKind,
     table: Table,
     eval: &'static CompactWeights,
-    // Per-solve state, set by `solve`.
+    threads: usize,
+    progress: Option<ProgressHook>,
+}
+
+/// One solve under way: its rules' settings, counters and limits, and the table it reads and writes.
+struct Search<'a> {
+    kernel: KernelKind,
+    table: Entries<'a>,
+    eval: &'static CompactWeights,
     mask: u64,
     passing: bool,
     scoring: Scoring,
@@ -165,9 +183,13 @@ pub struct Solver {
     node_limit: u64,
     deadline: Option<Instant>,
     aborted: bool,
-    progress: Option<ProgressHook>,
+    progress: Option<&'a mut ProgressHook>,
     started: Instant,
     stage: Stage,
+    /// The other threads of the solve, when it has more than one.
+    pool: Option<&'a Pool>,
+    /// The innermost split point whose moves this thread is searching.
+    split: Option<Arc<Split>>,
 }
 
 impl Default for Solver {
@@ -182,27 +204,12 @@ impl Solver {
     }
 
     pub fn with_kernel(kernel: KernelKind) -> Solver {
-        Solver {
-            kernel,
-            table: Table::new(TT_SIZE),
-            eval: CompactWeights::builtin(),
-            mask: !0,
-            passing: true,
-            scoring: Scoring::DiscCount,
-            objective: Objective::MostDiscs,
-            use_stability: true,
-            use_patterns: true,
-            salt: 0,
-            level: EXACT,
-            nodes: 0,
-            next_check: 0,
-            node_limit: u64::MAX,
-            deadline: None,
-            aborted: false,
-            progress: None,
-            started: Instant::now(),
-            stage: Stage::Moves { done: 0, of: 0 },
-        }
+        Solver { kernel, table: Table::new(TT_SIZE), eval: CompactWeights::builtin(), threads: 1, progress: None }
+    }
+
+    /// Searches each position on `threads` threads sharing the table (1, the default: the per-thread figures).
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 
     /// Calls `hook` as the solves go: at each root pass or move and every 65,536 nodes.
@@ -223,34 +230,76 @@ impl Solver {
         if rules.start == Start::EmptyCentre && rules.in_opening(pos) {
             return Err(SolveError::Opening);
         }
+        let pool = Pool::default();
+        let threads = self.threads;
+        let mut search = self.start(rules, limits);
+        if threads == 1 {
+            return search.solve(rules, pos, mode);
+        }
+        std::thread::scope(|scope| {
+            for _ in 1..threads {
+                let helper = search.helper(&pool);
+                scope.spawn(move || helper.serve());
+            }
+            search.pool = Some(&pool);
+            let result = search.solve(rules, pos, mode);
+            pool.close();
+            result
+        })
+    }
+
+    /// A search under `rules` within `limits`, starting now.
+    fn start(&mut self, rules: &Rules, limits: Limits) -> Search<'_> {
         let started = Instant::now();
-        self.started = started;
-        self.mask = rules.mask();
-        self.passing = rules.passing;
-        self.scoring = rules.scoring;
-        self.objective = rules.objective;
-        self.use_stability = rules.size == 8 && rules.objective == Objective::MostDiscs;
-        self.use_patterns = self.use_stability;
-        self.nodes = 0;
-        self.next_check = CHECK_EVERY;
-        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.time.map(|t| started + t);
-        self.aborted = false;
-        self.level = EXACT;
+        let mask = rules.mask();
         // Table entries stay valid across solves under the same rules: the rules are mixed into every key.
         let variant = (rules.passing as u64) | (rules.scoring as u64) << 1 | (rules.objective as u64) << 2;
-        self.salt = hash_discs(self.mask, variant);
+        let use_stability = rules.size == 8 && rules.objective == Objective::MostDiscs;
+        Search {
+            kernel: self.kernel,
+            table: self.table.entries(),
+            eval: self.eval,
+            mask,
+            passing: rules.passing,
+            scoring: rules.scoring,
+            objective: rules.objective,
+            use_stability,
+            use_patterns: use_stability,
+            salt: hash_discs(mask, variant),
+            level: EXACT,
+            nodes: 0,
+            next_check: CHECK_EVERY,
+            node_limit: limits.nodes.unwrap_or(u64::MAX),
+            deadline: limits.time.map(|t| started + t),
+            aborted: false,
+            progress: self.progress.as_mut(),
+            started,
+            stage: Stage::Moves { done: 0, of: 0 },
+            pool: None,
+            split: None,
+        }
+    }
+}
 
+impl Search<'_> {
+    fn solve(&mut self, rules: &Rules, pos: &Position, mode: Mode) -> Result<Solution, SolveError> {
+        let started = self.started;
         let (p, o) = (pos.player.0, pos.opponent.0);
-        let mut solution =
-            Solution { score: 0, best_moves: vec![], move_scores: vec![], nodes: 0, elapsed: Duration::ZERO };
+        let mut solution = Solution {
+            score: 0,
+            best_moves: vec![],
+            move_scores: vec![],
+            nodes: 0,
+            helper_nodes: 0,
+            elapsed: Duration::ZERO,
+        };
         match rules.status(pos) {
             Status::Over => {
                 let score = self.final_score(p, o);
                 solution.score = if mode == Mode::WinDrawLoss { score.signum() } else { score };
             }
             Status::MustPass => {
-                let inner = self.solve(rules, &pos.pass(), mode, limits)?;
+                let inner = self.solve(rules, &pos.pass(), mode)?;
                 solution.score = -inner.score;
                 solution.best_moves = vec![Move::Pass];
                 solution.move_scores = if mode == Mode::AllMoves { vec![(Move::Pass, -inner.score)] } else { vec![] };
@@ -314,11 +363,12 @@ impl Solver {
                 }
             }
         }
-        solution.nodes = self.nodes;
+        solution.nodes = self.total_nodes();
+        solution.helper_nodes = solution.nodes - self.nodes;
         solution.elapsed = started.elapsed();
         if self.aborted {
             return Err(SolveError::Limit {
-                nodes: self.nodes,
+                nodes: solution.nodes,
                 elapsed: solution.elapsed,
                 empties: (self.mask & !(p | o)).count_ones(),
             });
@@ -334,6 +384,16 @@ impl Solver {
         let mut best = -i32::MAX;
         let mut best_index = 0;
         for (i, &(_, cp, co)) in children.iter().enumerate() {
+            if i == 1 && self.can_split() {
+                let moves = children[1..].iter().map(|&(sq, cp, co)| (sq.index() as u8, cp, co)).collect();
+                let best_sq = children[best_index].0.index() as u8;
+                let (v, sq) = self.split(moves, alpha, beta, best, best_sq);
+                if v > best {
+                    best = v;
+                    best_index = children.iter().position(|c| c.0.index() as u8 == sq).unwrap_or(0);
+                }
+                break;
+            }
             let v = if i == 0 {
                 -self.search(cp, co, -beta, -alpha)
             } else {
@@ -431,7 +491,7 @@ impl Solver {
     #[cold]
     fn check_limits(&mut self) {
         self.next_check = self.nodes + CHECK_EVERY;
-        if self.nodes >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d) {
+        if self.total_nodes() >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.aborted = true;
         }
         self.report(self.stage);
@@ -440,8 +500,9 @@ impl Solver {
     /// Tells the progress hook, if any, that the solve is at `stage`.
     fn report(&mut self, stage: Stage) {
         self.stage = stage;
+        let nodes = self.total_nodes();
         if let Some(hook) = &mut self.progress {
-            hook(&Progress { nodes: self.nodes, elapsed: self.started.elapsed(), stage });
+            hook(&Progress { nodes, elapsed: self.started.elapsed(), stage });
         }
     }
 
@@ -577,7 +638,7 @@ macro_rules! search_with_kernel {
             type K = $kernel;
 
             $(#[target_feature(enable = $features)])?
-            pub(super) unsafe fn search(s: &mut Solver, p: u64, o: u64, mut alpha: i32, mut beta: i32) -> i32 {
+            pub(super) unsafe fn search(s: &mut Search, p: u64, o: u64, mut alpha: i32, mut beta: i32) -> i32 {
                 let empties = s.mask & !(p | o);
                 if empties.count_ones() <= SHALLOW {
                     return shallow(s, p, o, alpha, beta, empties);
@@ -586,7 +647,7 @@ macro_rules! search_with_kernel {
                 if s.nodes >= s.next_check {
                     s.check_limits();
                 }
-                if s.aborted {
+                if s.aborted || s.halted() {
                     return 0;
                 }
                 let moves = K::moves(p, o) & s.mask;
@@ -603,8 +664,8 @@ macro_rules! search_with_kernel {
                 let bucket = key as usize & (TT_SIZE - 2);
                 let n_empties = empties.count_ones() as u8;
                 let mut tt_move = NO_MOVE;
-                let hit = if s.table[bucket].key == key { bucket } else { bucket + 1 };
-                let entry = s.table[hit];
+                let first = s.table.get(bucket);
+                let entry = if first.key == key { first } else { s.table.get(bucket + 1) };
                 if entry.key == key && entry.empties == n_empties {
                     tt_move = entry.best;
                     if entry.level >= s.level {
@@ -654,7 +715,7 @@ macro_rules! search_with_kernel {
                     // the memory latencies overlap (the table misses were a fifth of the time, by `perf`).
                     let child_key = if n_empties > SHALLOW as u8 + 1 {
                         let child_key = hash_discs(cp, co) ^ s.salt;
-                        K::prefetch(&s.table[child_key as usize & (TT_SIZE - 2)]);
+                        K::prefetch(s.table.slot(child_key as usize & (TT_SIZE - 2)));
                         child_key
                     } else {
                         0
@@ -666,7 +727,7 @@ macro_rules! search_with_kernel {
                 if n_empties > ETC_EMPTIES {
                     for &(.., child_key) in list.iter() {
                         let b = child_key as usize & (TT_SIZE - 2);
-                        for e in &s.table[b..b + 2] {
+                        for e in [s.table.get(b), s.table.get(b + 1)] {
                             if e.key == child_key
                                 && e.empties == n_empties - 1
                                 && e.level >= s.level
@@ -715,6 +776,13 @@ macro_rules! search_with_kernel {
                 let mut best = -i32::MAX;
                 let mut best_sq = NO_MOVE;
                 for i in 0..list.len() {
+                    if i == 1 && n_empties >= SPLIT_EMPTIES && s.can_split() {
+                        let rest = &mut list[1..];
+                        rest.sort_unstable_by_key(|m| m.3);
+                        let moves = rest.iter().map(|&(sq, cp, co, ..)| (sq as u8, cp, co)).collect();
+                        (best, best_sq) = s.split(moves, alpha, beta, best, best_sq);
+                        break;
+                    }
                     // The best remaining move, picked when needed rather than sorted up front: most nodes cut on
                     // their first move and never look at the rest (FFO #40-#53 0.94x against a sort).
                     let next = (i..list.len()).min_by_key(|&j| list[j].3).unwrap_or(i);
@@ -741,7 +809,7 @@ macro_rules! search_with_kernel {
                         }
                     }
                 }
-                if !s.aborted {
+                if !s.aborted && !s.halted() {
                     let (lower, upper) = if best <= alpha_in {
                         (-127, best)
                     } else if best >= beta {
@@ -750,16 +818,15 @@ macro_rules! search_with_kernel {
                         (best, best)
                     };
                     // Replace our own entry, else the shallower of the two (deep results cost more to redo).
-                    let slot = if s.table[bucket].key == key || s.table[bucket + 1].key != key
-                        && s.table[bucket].empties <= s.table[bucket + 1].empties
-                    {
+                    let (first, second) = (s.table.get(bucket), s.table.get(bucket + 1));
+                    let slot = if first.key == key || second.key != key && first.empties <= second.empties {
                         bucket
                     } else {
                         bucket + 1
                     };
                     // Below the probcut nodes every pass searches exactly.
                     let level = if n_empties < PROBCUT_EMPTIES { EXACT } else { s.level };
-                    s.table[slot] = Entry::new(key, lower as i8, upper as i8, best_sq, n_empties, level);
+                    s.table.set(slot, Entry::new(key, lower as i8, upper as i8, best_sq, n_empties, level));
                 }
                 best
             }
@@ -767,7 +834,7 @@ macro_rules! search_with_kernel {
             /// Ordering value of a position for its side to move: alpha-beta to `depth` on the pattern evaluation (or
             /// the cheap one), finished games scored in the same units. Its nodes count in the solver's nodes.
             $(#[target_feature(enable = $features)])?
-            pub(super) unsafe fn probe(s: &mut Solver, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+            pub(super) unsafe fn probe(s: &mut Search, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
                 if s.use_patterns {
                     if depth == 0 {
                         s.nodes += 1;
@@ -816,7 +883,7 @@ macro_rules! search_with_kernel {
             /// move updates (the leaves are evaluated from their parent's).
             $(#[target_feature(enable = $features)])?
             unsafe fn pattern_probe(
-                s: &mut Solver,
+                s: &mut Search,
                 p: u64,
                 o: u64,
                 state: &PatternState,
@@ -863,7 +930,7 @@ macro_rules! search_with_kernel {
             /// Few empties: the legal moves in one bitboard (cheaper than a mispredicted branch per empty square),
             /// tried odd quadrants first and C- and X-squares last within each group.
             $(#[target_feature(enable = $features)])?
-            unsafe fn shallow(s: &mut Solver, p: u64, o: u64, mut alpha: i32, beta: i32, empties: u64) -> i32 {
+            unsafe fn shallow(s: &mut Search, p: u64, o: u64, mut alpha: i32, beta: i32, empties: u64) -> i32 {
                 s.nodes += 1;
                 match empties.count_ones() {
                     0 => return s.final_score(p, o),
@@ -909,7 +976,7 @@ macro_rules! search_with_kernel {
             /// Two empty squares left (no parity to order by: both lie in odd quadrants or both in one even
             /// quadrant). Counts its children as nodes, as `shallow` would.
             $(#[target_feature(enable = $features)])?
-            unsafe fn two(s: &mut Solver, p: u64, o: u64, alpha: i32, beta: i32, empties: u64) -> i32 {
+            unsafe fn two(s: &mut Search, p: u64, o: u64, alpha: i32, beta: i32, empties: u64) -> i32 {
                 let (mut a, mut b) = (empties & empties.wrapping_neg(), empties & (empties - 1));
                 if a & C_AND_X != 0 && b & C_AND_X == 0 {
                     (a, b) = (b, a);
@@ -937,7 +1004,7 @@ macro_rules! search_with_kernel {
 
             /// One empty square left.
             $(#[target_feature(enable = $features)])?
-            unsafe fn last(s: &mut Solver, p: u64, o: u64, empty: u64) -> i32 {
+            unsafe fn last(s: &mut Search, p: u64, o: u64, empty: u64) -> i32 {
                 let sq = empty.trailing_zeros();
                 if s.mask == !0 {
                     // A full board but one square: the count of the flips (by table) is all the score needs.
@@ -1181,6 +1248,43 @@ mod tests {
     }
 
     #[test]
+    fn a_solve_on_three_threads_finds_the_answers_of_one() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(31);
+        let variants = [Rules::othello(), Rules { scoring: Scoring::EmptiesToWinner, ..Rules::reverse() }];
+        let (mut one, mut three) = (Solver::new(), Solver::new());
+        three.set_threads(3);
+        let mut helper_nodes = 0;
+        for i in 0..12 {
+            let rules = variants[i % variants.len()];
+            let pos = random_position(&rules, rng.random_range(14..=18), &mut rng);
+            let want = one.solve(&rules, &pos, Mode::AllMoves, Limits::default()).unwrap();
+            for mode in [Mode::Exact, Mode::BestMove, Mode::AllMoves, Mode::WinDrawLoss] {
+                let got = three.solve(&rules, &pos, mode, Limits::default()).unwrap();
+                helper_nodes += got.helper_nodes;
+                let context = format!("{} {mode:?}", pos.to_board_string(8));
+                match mode {
+                    Mode::WinDrawLoss => assert_eq!(got.score, want.score.signum(), "{context}"),
+                    _ => assert_eq!(got.score, want.score, "{context}"),
+                }
+                match mode {
+                    Mode::Exact => assert_eq!(sorted(&got.best_moves), sorted(&want.best_moves), "{context}"),
+                    Mode::BestMove => assert!(want.best_moves.contains(&got.best_moves[0]), "{context}"),
+                    Mode::AllMoves => assert_eq!(got.move_scores, want.move_scores, "{context}"),
+                    Mode::WinDrawLoss => {}
+                }
+            }
+        }
+        // The helpers did search: the positions are large enough to split.
+        assert!(helper_nodes > 0);
+    }
+
+    fn sorted(moves: &[Move]) -> Vec<String> {
+        let mut names: Vec<String> = moves.iter().map(Move::to_string).collect();
+        names.sort();
+        names
+    }
+
+    #[test]
     fn the_solver_agrees_with_plain_minimax_on_random_positions() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(13);
         let variants = [
@@ -1292,12 +1396,9 @@ mod tests {
         let b2 = pos.play_unchecked("b2".parse().unwrap());
         assert_eq!(b2.moves().count(), 33);
         let mut solver = Solver::new();
-        // A solve sets the rules and the limits; then the search starts straight at the 33-move node.
-        let one_empty = Position::parse_board(&format!("{}- X", "XO".repeat(31) + "X")).unwrap().0;
-        let limits = Limits { nodes: Some(100_000), time: None };
-        solver.solve(&Rules::reverse(), &one_empty, Mode::Exact, limits).unwrap();
-        solver.search(b2.player.0, b2.opponent.0, -65, 65);
-        assert!(solver.aborted && solver.nodes >= 100_000);
+        let mut search = solver.start(&Rules::reverse(), Limits { nodes: Some(100_000), time: None });
+        search.search(b2.player.0, b2.opponent.0, -65, 65);
+        assert!(search.aborted && search.nodes >= 100_000);
     }
 
     #[test]

@@ -1,20 +1,23 @@
 //! The endgame solver's transposition table: a fixed array of entries in memory backed by huge pages where the
-//! system offers them.
+//! system offers them, which the threads of one solve share without locks.
 //!
 //! The table (64 MB) is read at random, once or twice per node: with 4 KB pages nearly every read also misses the
 //! TLB (a few thousand entries cover a few MB), and `perf` put half of the deep search's time on the prefetches of
 //! the children's entries. Backed by 2 MB pages the solver is about 8% faster on FFO #40-#44
 //! (docs/BENCHMARKS.md). On Linux with transparent huge pages in `madvise` mode (the common default) the memory
 //! has to ask for them, hence an anonymous mapping and `madvise` (through `memmap2`) rather than a `Vec`.
+//!
+//! An entry is two 64-bit words, `key ^ data` and `data`, each read and written atomically (plain loads and
+//! stores on x86): an entry torn by two threads writing it at once no longer matches its key, so a reader takes it
+//! for a miss rather than trusting bounds of another position (the lockless hashing of Hyatt and Mann).
 
-use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
-use bytemuck::{Pod, Zeroable};
+use zerocopy::FromBytes;
 
 /// One slot: the bounds of a position's score, its best move and how they were found. All zeros is an empty slot
 /// (the solver looks up only positions above its shallow search's empties, so no lookup matches zero empties).
-#[derive(Clone, Copy, Default, Pod, Zeroable)]
-#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub(crate) struct Entry {
     pub key: u64,
     pub lower: i8,
@@ -24,17 +27,24 @@ pub(crate) struct Entry {
     /// The selectivity the bounds were found at (the solver's `EXACT` for proven bounds): a search trusts only
     /// bounds found at its own selectivity or above, but takes the best move from any.
     pub level: u8,
-    /// Explicit padding to 16 bytes (four entries per cache line), so that any bytes are a valid entry.
-    pad: [u8; 3],
 }
 
 impl Entry {
     pub fn new(key: u64, lower: i8, upper: i8, best: u8, empties: u8, level: u8) -> Entry {
-        Entry { key, lower, upper, best, empties, level, pad: [0; 3] }
+        Entry { key, lower, upper, best, empties, level }
+    }
+
+    fn data(&self) -> u64 {
+        u64::from_le_bytes([self.lower as u8, self.upper as u8, self.best, self.empties, self.level, 0, 0, 0])
+    }
+
+    fn from_words(key_xor_data: u64, data: u64) -> Entry {
+        let [lower, upper, best, empties, level, ..] = data.to_le_bytes();
+        Entry { key: key_xor_data ^ data, lower: lower as i8, upper: upper as i8, best, empties, level }
     }
 }
 
-/// `len` entries, zeroed.
+/// The table's memory; [`Table::entries`] lends it out for a solve.
 pub(crate) struct Table {
     storage: Storage,
 }
@@ -42,53 +52,67 @@ pub(crate) struct Table {
 enum Storage {
     Mapped(memmap2::MmapMut),
     /// Where the system refuses the mapping: plain memory, same results.
-    Heap(Vec<Entry>),
+    Heap(Box<[AtomicU64]>),
 }
 
 impl Table {
+    /// `len` entries, zeroed.
     pub fn new(len: usize) -> Table {
-        let bytes = len * size_of::<Entry>();
-        let storage = match memmap2::MmapMut::map_anon(bytes) {
+        let words = 2 * len;
+        let storage = match memmap2::MmapMut::map_anon(words * size_of::<u64>()) {
             Ok(map) => {
                 // A hint: without huge pages the table works the same, slower.
                 #[cfg(target_os = "linux")]
                 let _ = map.advise(memmap2::Advice::HugePage);
                 Storage::Mapped(map)
             }
-            Err(_) => Storage::Heap(vec![Entry::default(); len]),
+            Err(_) => Storage::Heap((0..words).map(|_| AtomicU64::new(0)).collect()),
         };
         Table { storage }
     }
 
-    /// Writes to every 4 KB page (each entry written back as it was), so that the system backs them all now.
-    pub fn touch(&mut self) {
-        let per_page = 4096 / size_of::<Entry>();
-        for i in (0..self.len()).step_by(per_page) {
-            // black_box: a store of the value just loaded could otherwise be dropped, leaving a mere read.
-            self[i] = std::hint::black_box(self[i]);
-        }
-    }
-}
-
-impl Deref for Table {
-    type Target = [Entry];
-    #[inline(always)]
-    fn deref(&self) -> &[Entry] {
-        match &self.storage {
-            // Page-aligned and a whole number of entries long, so the cast cannot fail.
-            Storage::Mapped(map) => bytemuck::cast_slice(map),
-            Storage::Heap(entries) => entries,
-        }
-    }
-}
-
-impl DerefMut for Table {
-    #[inline(always)]
-    fn deref_mut(&mut self) -> &mut [Entry] {
+    /// The entries, to be shared by the threads of a solve.
+    pub fn entries(&mut self) -> Entries<'_> {
         match &mut self.storage {
-            Storage::Mapped(map) => bytemuck::cast_slice_mut(map),
-            Storage::Heap(entries) => entries,
+            // A page-aligned whole number of words: the view cannot fail.
+            Storage::Mapped(map) => Entries(<[AtomicU64]>::mut_from_bytes(map).unwrap_or(&mut [])),
+            Storage::Heap(words) => Entries(words),
         }
+    }
+
+    /// Writes to every 4 KB page (each word written back as it was), so that the system backs them all now.
+    pub fn touch(&mut self) {
+        let words = self.entries().0;
+        for word in words.iter().step_by(4096 / size_of::<u64>()) {
+            word.store(word.load(Relaxed), Relaxed);
+        }
+    }
+}
+
+/// The table's entries, borrowed for a solve: copied into each of its threads.
+#[derive(Clone, Copy)]
+pub(crate) struct Entries<'t>(&'t [AtomicU64]);
+
+impl Entries<'_> {
+    /// Entry `i`; a torn or empty slot reads as an entry no lookup matches.
+    #[inline(always)]
+    pub fn get(&self, i: usize) -> Entry {
+        let words = &self.0[2 * i..2 * i + 2];
+        Entry::from_words(words[0].load(Relaxed), words[1].load(Relaxed))
+    }
+
+    #[inline(always)]
+    pub fn set(&self, i: usize, entry: Entry) {
+        let data = entry.data();
+        let words = &self.0[2 * i..2 * i + 2];
+        words[1].store(data, Relaxed);
+        words[0].store(entry.key ^ data, Relaxed);
+    }
+
+    /// The address of entry `i`, for a prefetch.
+    #[inline(always)]
+    pub fn slot(&self, i: usize) -> &AtomicU64 {
+        &self.0[2 * i]
     }
 }
 
@@ -99,14 +123,27 @@ mod tests {
     #[test]
     fn a_new_table_is_empty_and_keeps_what_is_written() {
         let mut table = Table::new(1 << 16);
-        assert_eq!(table.len(), 1 << 16);
-        assert!(table.iter().all(|e| e.key == 0 && e.empties == 0 && e.best == 0));
-        table[12_345] = Entry::new(0xdead_beef, -3, 7, 19, 14, 5);
-        let e = table[12_345];
-        assert_eq!((e.key, e.lower, e.upper, e.best, e.empties, e.level), (0xdead_beef, -3, 7, 19, 14, 5));
-        assert_eq!(size_of::<Entry>(), 16);
-        table[256] = Entry::new(7, 1, 2, 3, 4, 5);
+        let entries = table.entries();
+        assert_eq!(entries.0.len(), 2 << 16);
+        assert!((0..1 << 16).all(|i| entries.get(i) == Entry::default()));
+        let e = Entry::new(0xdead_beef, -3, 7, 19, 14, 5);
+        entries.set(12_345, e);
+        assert_eq!(entries.get(12_345), e);
+        entries.set(256, Entry::new(7, 1, 2, 3, 4, 5));
         table.touch();
-        assert_eq!((table[256].key, table[256].best, table[12_345].key), (7, 3, 0xdead_beef));
+        let entries = table.entries();
+        assert_eq!((entries.get(256).best, entries.get(12_345)), (3, e));
+    }
+
+    #[test]
+    fn an_entry_torn_between_two_writes_matches_neither_key() {
+        let mut table = Table::new(4);
+        let entries = table.entries();
+        let (a, b) = (Entry::new(0x1234_5678, -64, 64, 0, 20, 5), Entry::new(0x9abc_def0, 2, 2, 37, 21, 0));
+        entries.set(1, a);
+        // The second writer's data word landed, its key word not yet.
+        entries.0[3].store(b.data(), Relaxed);
+        let torn = entries.get(1);
+        assert!(torn.key != a.key && torn.key != b.key);
     }
 }
