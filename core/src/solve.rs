@@ -112,6 +112,7 @@ pub enum Mode {
 /// Budget for one solve; `None` means unlimited.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Limits {
+    /// Nodes of all the solve's threads (a helper's counted as it finishes its share of a split point).
     pub nodes: Option<u64>,
     pub time: Option<Duration>,
 }
@@ -1384,6 +1385,17 @@ mod tests {
         assert!(matches!(err, SolveError::Limit { empties: 36, .. }), "{err}");
         let limits = Limits { nodes: None, time: Some(Duration::from_millis(50)) };
         assert!(Solver::new().solve(&rules, &pos, Mode::Exact, limits).is_err());
+        // On two threads the limit stops the helpers too (the solve returns), and the solver then solves the next
+        // position exactly.
+        let mut two = Solver::new();
+        two.set_threads(2);
+        let started = Instant::now();
+        let err = two.solve(&rules, &pos, Mode::BestMove, limits).unwrap_err();
+        assert!(matches!(err, SolveError::Limit { empties: 36, .. }) && started.elapsed() < Duration::from_secs(5));
+        let smaller = random_position(&rules, 16, &mut rand_pcg::Pcg64Mcg::seed_from_u64(16));
+        let want = Solver::new().solve(&rules, &smaller, Mode::Exact, Limits::default()).unwrap();
+        let got = two.solve(&rules, &smaller, Mode::Exact, Limits::default()).unwrap();
+        assert_eq!((got.score, sorted(&got.best_moves)), (want.score, sorted(&want.best_moves)));
     }
 
     /// A node with 33 legal moves (more than games reach in practice, but a board string can set one up below
