@@ -118,7 +118,7 @@ pub struct Limits {
 }
 
 /// The result of a solve, from the side to move's point of view.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Solution {
     /// Final disc difference (mover minus opponent) under perfect play; -1/0/1 in `WinDrawLoss` mode.
     pub score: i32,
@@ -286,14 +286,7 @@ impl Search<'_> {
     fn solve(&mut self, rules: &Rules, pos: &Position, mode: Mode) -> Result<Solution, SolveError> {
         let started = self.started;
         let (p, o) = (pos.player.0, pos.opponent.0);
-        let mut solution = Solution {
-            score: 0,
-            best_moves: vec![],
-            move_scores: vec![],
-            nodes: 0,
-            helper_nodes: 0,
-            elapsed: Duration::ZERO,
-        };
+        let mut solution = Solution::default();
         match rules.status(pos) {
             Status::Over => {
                 let score = self.final_score(p, o);
@@ -301,12 +294,15 @@ impl Search<'_> {
             }
             Status::MustPass => {
                 let inner = self.solve(rules, &pos.pass(), mode)?;
-                solution.score = -inner.score;
-                solution.best_moves = vec![Move::Pass];
-                solution.move_scores = if mode == Mode::AllMoves { vec![(Move::Pass, -inner.score)] } else { vec![] };
-                solution.nodes = inner.nodes;
-                solution.elapsed = started.elapsed();
-                return Ok(solution);
+                let move_scores = if mode == Mode::AllMoves { vec![(Move::Pass, -inner.score)] } else { vec![] };
+                let elapsed = started.elapsed();
+                return Ok(Solution {
+                    score: -inner.score,
+                    best_moves: vec![Move::Pass],
+                    move_scores,
+                    elapsed,
+                    ..inner
+                });
             }
             Status::Moves(moves) => {
                 let limit = self.max_score();
@@ -388,11 +384,9 @@ impl Search<'_> {
             if i == 1 && self.can_split() {
                 let moves = children[1..].iter().map(|&(sq, cp, co)| (sq.index() as u8, cp, co)).collect();
                 let best_sq = children[best_index].0.index() as u8;
-                let (v, sq) = self.split(moves, alpha, beta, best, best_sq);
-                if v > best {
-                    best = v;
-                    best_index = children.iter().position(|c| c.0.index() as u8 == sq).unwrap_or(0);
-                }
+                let sq;
+                (best, sq) = self.share_out(moves, alpha, beta, best, best_sq);
+                best_index = children.iter().position(|c| c.0.index() as u8 == sq).unwrap_or(0);
                 break;
             }
             let v = if i == 0 {
@@ -781,7 +775,7 @@ macro_rules! search_with_kernel {
                         let rest = &mut list[1..];
                         rest.sort_unstable_by_key(|m| m.3);
                         let moves = rest.iter().map(|&(sq, cp, co, ..)| (sq as u8, cp, co)).collect();
-                        (best, best_sq) = s.split(moves, alpha, beta, best, best_sq);
+                        (best, best_sq) = s.share_out(moves, alpha, beta, best, best_sq);
                         break;
                     }
                     // The best remaining move, picked when needed rather than sorted up front: most nodes cut on

@@ -159,7 +159,7 @@ impl<'a> Search<'a> {
 
     /// Searches `moves` (a node's moves after its first, best first) within (alpha, beta) with the idle threads;
     /// returns the best score and move, `best` and `best_sq` if none beats them.
-    pub(super) fn split(
+    pub(super) fn share_out(
         &mut self,
         moves: Vec<(u8, u64, u64)>,
         alpha: i32,
