@@ -86,7 +86,7 @@ enum Command {
         rules: othello_core::Rules,
         /// Threads: a single position is searched on all of them, sharing one table (young brothers wait); a file's
         /// positions are solved this many at a time, one thread and table each (per-position times are then those
-        /// of a thread sharing the machine).
+        /// of a thread sharing the machine; with fewer positions than threads, each is searched on several).
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },

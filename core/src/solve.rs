@@ -1050,7 +1050,7 @@ pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
 /// Solves every position of `jobs` on `threads` threads, each with a solver (and table) of its own, and hands each
 /// result to `report` with its index in `jobs` as soon as it is found. On more than one thread the positions with
 /// the most empties start first (they take the longest, and a long one started last would leave the other threads
-/// idle at the end).
+/// idle at the end). With fewer positions than threads, each solver searches on several.
 pub fn solve_many(
     jobs: &[(Rules, Position)],
     mode: Mode,
@@ -1064,11 +1064,13 @@ pub fn solve_many(
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (sender, receiver) = std::sync::mpsc::channel();
+    let solvers = threads.clamp(1, jobs.len().max(1));
     std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, jobs.len().max(1)) {
+        for _ in 0..solvers {
             let (next, order, sender) = (&next, &order, sender.clone());
             scope.spawn(move || {
                 let mut solver = Solver::new();
+                solver.set_threads(threads / solvers);
                 solver.touch_table();
                 while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
                     let (rules, pos) = &jobs[i];
@@ -1240,6 +1242,13 @@ mod tests {
             });
             assert_eq!(got, want.iter().cloned().map(Some).collect::<Vec<_>>(), "{threads} threads");
         }
+        // A single position on two threads: its solver searches on both.
+        let single = [(Rules::othello(), random_position(&Rules::othello(), 18, &mut rng))];
+        let want = answer(solver.solve(&single[0].0, &single[0].1, Mode::Exact, Limits::default()).unwrap());
+        let mut got = vec![];
+        solve_many(&single, Mode::Exact, Limits::default(), 2, |_, s| got.push(s.unwrap()));
+        assert!(got.len() == 1 && got[0].helper_nodes > 0);
+        assert_eq!(answer(got.remove(0)), want);
     }
 
     #[test]
