@@ -1225,11 +1225,7 @@ mod tests {
             })
             .collect();
         // The score and the best moves, in a fixed order (the order found depends on the table's history).
-        let answer = |s: Solution| {
-            let mut best: Vec<String> = s.best_moves.iter().map(Move::to_string).collect();
-            best.sort();
-            (s.score, best)
-        };
+        let answer = |s: Solution| (s.score, sorted(&s.best_moves));
         let mut solver = Solver::new();
         let want: Vec<(i32, Vec<String>)> = jobs
             .iter()

@@ -34,6 +34,20 @@ impl Split {
         // A helper that panicked has left nothing half-written: bounds are plain numbers.
         self.result.lock().unwrap_or_else(PoisonError::into_inner)
     }
+
+    /// The split point itself and those it lies under, innermost first.
+    fn and_above(&self) -> impl Iterator<Item = &Split> {
+        std::iter::successors(Some(self), |s| s.parent.as_deref())
+    }
+
+    /// Counts one more helper, if moves are left to take and no cut-off has stopped it.
+    fn enlist(self: &Arc<Split>) -> Option<Arc<Split>> {
+        if self.next.load(SeqCst) >= self.moves.len() || self.stop.load(SeqCst) {
+            return None;
+        }
+        self.helpers.fetch_add(1, SeqCst);
+        Some(self.clone())
+    }
 }
 
 /// The helper threads of a solve: idle ones wait for a split point to be offered.
@@ -78,11 +92,8 @@ impl Pool {
             if self.closed.load(SeqCst) {
                 break None;
             }
-            if let Some(split) = offer.as_ref() {
-                if split.next.load(SeqCst) < split.moves.len() && !split.stop.load(SeqCst) {
-                    split.helpers.fetch_add(1, SeqCst);
-                    break Some(split.clone());
-                }
+            if let Some(split) = offer.as_ref().and_then(Split::enlist) {
+                break Some(split);
             }
             offer = self.wake.wait(offer).unwrap_or_else(PoisonError::into_inner);
         };
@@ -95,18 +106,12 @@ impl Pool {
     fn join_below(&self, owner: &Arc<Split>) -> Option<Arc<Split>> {
         let offer = self.offer();
         let split = offer.as_ref()?;
-        let mut above = split.parent.as_ref();
-        while let Some(s) = above {
-            if Arc::ptr_eq(s, owner) {
-                if split.next.load(SeqCst) >= split.moves.len() || split.stop.load(SeqCst) {
-                    return None;
-                }
-                split.helpers.fetch_add(1, SeqCst);
-                return Some(split.clone());
-            }
-            above = s.parent.as_ref();
+        let below = split.parent.as_deref()?.and_above().any(|s| std::ptr::eq(s, &**owner));
+        if below {
+            split.enlist()
+        } else {
+            None
         }
-        None
     }
 }
 
@@ -141,14 +146,7 @@ impl<'a> Search<'a> {
     /// Whether a cut-off elsewhere has made this thread's current work useless.
     #[inline(always)]
     pub(super) fn halted(&self) -> bool {
-        let mut split = self.split.as_deref();
-        while let Some(s) = split {
-            if s.stop.load(Relaxed) {
-                return true;
-            }
-            split = s.parent.as_deref();
-        }
-        false
+        self.split.as_deref().is_some_and(|split| split.and_above().any(|s| s.stop.load(Relaxed)))
     }
 
     /// Whether a node may share out its remaining moves now.
