@@ -314,12 +314,17 @@ pub fn read_wthor_games(paths: &[PathBuf]) -> Result<Vec<WthorGame>> {
 }
 
 /// `oracle`: how often an agent's move is optimal on positions with `empties` empties from WTHOR games.
-pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64) -> Result<()> {
+pub fn oracle(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64, threads: usize) -> Result<()> {
     let games = read_wthor_games(wthor)?;
     let positions = othello_eval::oracle_positions(&games, empties, count, seed);
     anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
     let mut agent = othello_eval::agent_from_spec(agent, seed)?;
-    let report = othello_eval::oracle::evaluate(&mut agent, &positions, &mut Solver::new())?;
+    let bar = ProgressBar::new(positions.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} positions solved  ETA {eta}").expect("a valid template"),
+    );
+    let solutions = othello_eval::oracle::solve_all(&positions, threads, || bar.inc(1))?;
+    bar.finish_and_clear();
+    let report = othello_eval::oracle::evaluate(&mut agent, &positions, &solutions)?;
     println!(
         "{}: {} positions with {empties} empties: optimal {:.1}%, mean loss {:.2} discs",
         agent.name(),

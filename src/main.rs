@@ -104,6 +104,9 @@ enum Command {
         wthor: Vec<PathBuf>,
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        /// Positions solved at a time, one thread each.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
     },
     /// Fit the pattern evaluation (the solver's move ordering) on WTHOR games; every 20th game is held out and
     /// the error on it printed per phase.
@@ -238,8 +241,8 @@ fn main() -> Result<()> {
             let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
             commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules, threads)
         }
-        Command::Oracle { agent, empties, positions, wthor, seed } => {
-            commands::oracle(&agent, empties, positions, &wthor, seed)
+        Command::Oracle { agent, empties, positions, wthor, seed, threads } => {
+            commands::oracle(&agent, empties, positions, &wthor, seed, threads)
         }
         Command::LabelEndgames { wthor, out, every, min_empties, max_empties, seed, threads } => {
             let run = othello_core::eval::label::LabelRun { every, min_empties, max_empties, seed, games_done: 0 };

@@ -191,6 +191,8 @@ struct Search<'a> {
     pool: Option<&'a Pool>,
     /// The innermost split point whose moves this thread is searching.
     split: Option<Arc<Split>>,
+    /// A helper thread, whose nodes go to the pool's count.
+    helper: bool,
 }
 
 impl Default for Solver {
@@ -278,6 +280,7 @@ impl Solver {
             stage: Stage::Moves { done: 0, of: 0 },
             pool: None,
             split: None,
+            helper: false,
         }
     }
 }
@@ -485,6 +488,11 @@ impl Search<'_> {
 
     #[cold]
     fn check_limits(&mut self) {
+        if self.helper {
+            // The first thread checks the limits on every thread's nodes: hand ours over now, not only when our
+            // share of the split point is done (a share can run for minutes).
+            self.hand_over_nodes();
+        }
         self.next_check = self.nodes + CHECK_EVERY;
         if self.total_nodes() >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.aborted = true;
@@ -1391,6 +1399,14 @@ mod tests {
         let started = Instant::now();
         let err = two.solve(&rules, &pos, Mode::BestMove, limits).unwrap_err();
         assert!(matches!(err, SolveError::Limit { empties: 36, .. }) && started.elapsed() < Duration::from_secs(5));
+        // A node limit counts the helpers' nodes as they go (each hands its count over every CHECK_EVERY nodes), so
+        // the solve stops near the limit rather than after the helpers' shares of the split points are done.
+        let mut three = Solver::new();
+        three.set_threads(3);
+        let limit = 4_000_000;
+        let err = three.solve(&rules, &pos, Mode::BestMove, Limits { nodes: Some(limit), time: None }).unwrap_err();
+        let SolveError::Limit { nodes, .. } = err else { panic!("{err}") };
+        assert!((limit..limit * 3 / 2).contains(&nodes), "{nodes} nodes");
         let smaller = random_position(&rules, 16, &mut rand_pcg::Pcg64Mcg::seed_from_u64(16));
         let want = Solver::new().solve(&rules, &smaller, Mode::Exact, Limits::default()).unwrap();
         let got = two.solve(&rules, &smaller, Mode::Exact, Limits::default()).unwrap();

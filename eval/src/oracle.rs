@@ -1,7 +1,7 @@
 //! The exact-solver oracle: on positions with E empties taken from real games, how often an agent's move is
 //! optimal and how many discs it gives away on average.
 
-use othello_core::solve::{Limits, Mode, SolveError, Solver};
+use othello_core::solve::{solve_many, Limits, Mode, Solution, SolveError};
 use othello_core::wthor::WthorGame;
 use othello_core::{Game, Rules, Status};
 use rand::seq::SliceRandom;
@@ -54,11 +54,24 @@ pub enum OracleError {
     Solve(#[from] SolveError),
 }
 
-/// Scores `agent`'s move in each game's current position against the exact value of every move.
-pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solver: &mut Solver) -> Result<OracleReport, OracleError> {
+/// The exact value of every move in each game's current position, the games solved `threads` at a time;
+/// `on_solved` is called as each is done (for a progress bar).
+pub fn solve_all(games: &[Game], threads: usize, mut on_solved: impl FnMut()) -> Result<Vec<Solution>, SolveError> {
+    let jobs: Vec<_> = games.iter().map(|g| (g.rules, *g.position())).collect();
+    let mut solutions = vec![None; jobs.len()];
+    solve_many(&jobs, Mode::AllMoves, Limits::default(), threads, |i, solution| {
+        solutions[i] = Some(solution);
+        on_solved();
+    });
+    // The first error in game order wins.
+    solutions.into_iter().map(|s| s.expect("solve_many reports every position")).collect()
+}
+
+/// Scores `agent`'s move in each game's current position against `solutions`, those positions' exact values of
+/// every move (from [`solve_all`]).
+pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -> Result<OracleReport, OracleError> {
     let mut report = OracleReport { positions: 0, optimal: 0, total_loss: 0 };
-    for game in games {
-        let solution = solver.solve(&game.rules, game.position(), Mode::AllMoves, Limits::default())?;
+    for (game, solution) in games.iter().zip(solutions) {
         let chosen = agent.select_move(game)?;
         let value = solution.move_scores.iter().find(|(m, _)| *m == chosen).map(|(_, v)| *v).ok_or_else(|| {
             OracleError::Agent(AgentError::Failed {
@@ -89,11 +102,11 @@ mod tests {
         let positions = oracle_positions(&wthor_games(), 12, 150, 1);
         assert_eq!(positions.len(), 150);
         assert!(positions.iter().all(|g| 64 - g.position().occupied().count() == 12));
-        let mut solver = Solver::new();
-        let perfect = evaluate(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &mut solver).unwrap();
+        let solutions = solve_all(&positions, 2, || {}).unwrap();
+        let perfect = evaluate(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &solutions).unwrap();
         assert_eq!((perfect.optimal, perfect.total_loss), (150, 0), "the solver's own moves are optimal");
-        let random = evaluate(&mut RandomAgent::new(2), &positions, &mut solver).unwrap();
-        let greedy = evaluate(&mut GreedyAgent::new(3), &positions, &mut solver).unwrap();
+        let random = evaluate(&mut RandomAgent::new(2), &positions, &solutions).unwrap();
+        let greedy = evaluate(&mut GreedyAgent::new(3), &positions, &solutions).unwrap();
         // Every position offers at least two moves; random play misses the best one often and loses discs.
         assert!(random.optimal_rate() < 0.8 && random.mean_loss() > 2.0, "{random:?}");
         assert!(greedy.optimal < 150, "{greedy:?}");

@@ -56,7 +56,7 @@ pub(super) struct Pool {
     offer: Mutex<Option<Arc<Split>>>,
     wake: Condvar,
     idle: AtomicUsize,
-    /// Nodes the helpers have searched, added as each leaves a split point.
+    /// Nodes the helpers have searched, added every [`CHECK_EVERY`] of their nodes and as each leaves a split point.
     nodes: AtomicU64,
     closed: AtomicBool,
 }
@@ -126,6 +126,7 @@ impl<'a> Search<'a> {
             progress: None,
             pool: Some(pool),
             split: None,
+            helper: true,
             ..*self
         }
     }
@@ -138,7 +139,7 @@ impl<'a> Search<'a> {
             self.split = Some(split.clone());
             self.search_split(&split);
             self.split = None;
-            pool.nodes.fetch_add(std::mem::take(&mut self.nodes), SeqCst);
+            self.hand_over_nodes();
             split.helpers.fetch_sub(1, SeqCst);
         }
     }
@@ -229,7 +230,14 @@ impl<'a> Search<'a> {
         }
     }
 
-    /// Nodes searched by all the solve's threads.
+    /// Adds a helper's nodes to the pool's count.
+    pub(super) fn hand_over_nodes(&mut self) {
+        if let Some(pool) = self.pool {
+            pool.nodes.fetch_add(std::mem::take(&mut self.nodes), SeqCst);
+        }
+    }
+
+    /// Nodes searched by all the solve's threads (on the first thread; a helper's own are in the pool's count).
     pub(super) fn total_nodes(&self) -> u64 {
         self.nodes + self.pool.map_or(0, |pool| pool.nodes.load(SeqCst))
     }
