@@ -33,8 +33,9 @@ mod split;
 use split::{Pool, Split};
 
 /// Positions with at most this many empties are searched without the table and without ordering keys (8 until
-/// the table moved to huge pages, after which probing it from 8 empties pays: FFO #40-#59 0.95x; 6 is level).
-pub const SHALLOW: u32 = 7;
+/// the table moved to huge pages; 7 until the ETC moved after the ordering: from 7 empties the table now pays on
+/// an Intel Xeon, FFO #40-#53 0.96-0.98x with a fifth fewer nodes, and was level on a Zen 3).
+pub const SHALLOW: u32 = 6;
 /// Nodes with more empties than this try the table on every child before searching (ETC). Below, the cut-offs
 /// it finds save less than its cache misses cost (from 13 rather than 11: FFO #40-#53 0.98x the time).
 const ETC_EMPTIES: u8 = 12;
