@@ -528,11 +528,9 @@ impl Search<'_> {
     #[inline(always)]
     fn etc_cut(&self, child_keys: impl Iterator<Item = u64>, n_empties: u8, beta: i32) -> Option<i32> {
         for key in child_keys {
-            let bucket = key as usize & (TT_SIZE - 2);
-            for e in [self.table.get(bucket), self.table.get(bucket + 1)] {
-                if e.key == key && e.empties == n_empties - 1 && e.level >= self.level && -(e.upper as i32) >= beta {
-                    return Some(-(e.upper as i32));
-                }
+            let e = self.table.find(key as usize & (TT_SIZE - 2), key);
+            if e.key == key && e.empties == n_empties - 1 && e.level >= self.level && -(e.upper as i32) >= beta {
+                return Some(-(e.upper as i32));
             }
         }
         None
@@ -684,8 +682,7 @@ macro_rules! search_with_kernel {
                 let bucket = key as usize & (TT_SIZE - 2);
                 let n_empties = empties.count_ones() as u8;
                 let mut tt_move = NO_MOVE;
-                let first = s.table.get(bucket);
-                let entry = if first.key == key { first } else { s.table.get(bucket + 1) };
+                let entry = s.table.find(bucket, key);
                 if entry.key == key && entry.empties == n_empties {
                     tt_move = entry.best;
                     if entry.level >= s.level {

@@ -101,6 +101,18 @@ impl Entries<'_> {
         Entry::from_words(words[0].load(Relaxed), words[1].load(Relaxed))
     }
 
+    /// The entry of the two-slot bucket starting at `bucket` whose key is `key`, else the second slot's (which a
+    /// caller's key check then rejects).
+    #[inline(always)]
+    pub fn find(&self, bucket: usize, key: u64) -> Entry {
+        let first = self.get(bucket);
+        if first.key == key {
+            first
+        } else {
+            self.get(bucket + 1)
+        }
+    }
+
     #[inline(always)]
     pub fn set(&self, i: usize, entry: Entry) {
         let data = entry.data();
