@@ -146,10 +146,20 @@ pub fn show(text: &str, rules: Rules) -> Result<()> {
 }
 
 /// `solve`: one position from the command line, or every line of a problem file (on `threads` threads).
-pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules: Rules, threads: usize) -> Result<()> {
+pub fn solve(
+    text: &str,
+    file: Option<&Path>,
+    mode: Mode,
+    limits: Limits,
+    rules: Rules,
+    threads: usize,
+    table_mb: usize,
+) -> Result<()> {
+    let table_bytes = table_mb << 20;
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;
         let mut solver = Solver::new();
+        solver.set_table_bytes(table_bytes);
         solver.set_threads(threads);
         let spinner = ProgressBar::new_spinner()
             .with_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
@@ -178,7 +188,7 @@ pub fn solve(text: &str, file: Option<&Path>, mode: Mode, limits: Limits, rules:
     let mut results = vec![None; jobs.len()];
     report.print_ready(&mut results);
     let mut nodes_so_far = 0;
-    solve_many(&jobs, mode, limits, threads, |i, result| {
+    solve_many(&jobs, mode, limits, threads, table_bytes, |i, result| {
         nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
         results[i] = Some(result);
         bar.inc(1);

@@ -13,6 +13,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
+/// `solve --table-mb`'s default: the solver's own.
+const TABLE_MB: u32 = (othello_core::solve::TABLE_BYTES >> 20) as u32;
+
 #[derive(Parser)]
 #[command(name = "othello-zero", version, about = "Othello self-play research harness")]
 struct Cli {
@@ -89,6 +92,10 @@ enum Command {
         /// of a thread sharing the machine; with fewer positions than threads, each is searched on several).
         #[arg(long, default_value_t = 1)]
         threads: usize,
+        /// The transposition table's size in MB (per solver; 1 to 16384), rounded down to a power of two. The
+        /// default suits the FFO suite; a position with many more empties may gain from a larger one.
+        #[arg(long, default_value_t = TABLE_MB, value_parser = clap::value_parser!(u32).range(1..=16384))]
+        table_mb: u32,
     },
     /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
     Oracle {
@@ -231,7 +238,7 @@ fn main() -> Result<()> {
         Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
         Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
         Command::Show { position, rules } => commands::show(&position.join(" "), rules),
-        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules, threads } => {
+        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules, threads, table_mb } => {
             let mode = match (all_moves, one_best, wld) {
                 (true, _, _) => othello_core::solve::Mode::AllMoves,
                 (_, true, _) => othello_core::solve::Mode::BestMove,
@@ -239,7 +246,7 @@ fn main() -> Result<()> {
                 _ => othello_core::solve::Mode::Exact,
             };
             let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
-            commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules, threads)
+            commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules, threads, table_mb as usize)
         }
         Command::Oracle { agent, empties, positions, wthor, seed, threads } => {
             commands::oracle(&agent, empties, positions, &wthor, seed, threads)

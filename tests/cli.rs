@@ -217,7 +217,7 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
 }
 
 /// FFO #40 and #41 rewritten in Edax's `.obf` layout: the CLI solves them to the file's scores and moves (on one
-/// thread and on two, and #40 alone on two), flags a line whose listed score is wrong, and names the line of a
+/// thread and on two, and #40 alone on two with a 1 MB table), flags a line whose listed score is wrong, and names the line of a
 /// malformed one.
 #[test]
 fn solve_reads_obf_files_and_checks_their_answers() {
@@ -241,10 +241,15 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     assert!(o.status.success(), "{out}");
     assert!(out.contains("best a2 score +38") && out.contains("best h4 score +0"), "{out}");
     assert!(out.contains("solved 2, errors 0, disagreeing with the file 0"), "{out}");
-    // One position searched on two threads, every best move proven.
+    // One position searched on two threads, every best move proven, in the smallest table the CLI takes; a table
+    // of no size is refused.
     let ffo40: Vec<&str> = ffo.lines().find(|l| !l.starts_with('#')).unwrap().split_whitespace().collect();
-    let o = run(&["solve", "--rules", "empties", "--threads", "2", &format!("{} {}", ffo40[0], ffo40[1])], "");
+    let board = format!("{} {}", ffo40[0], ffo40[1]);
+    let o = run(&["solve", "--rules", "empties", "--threads", "2", "--table-mb", "1", &board], "");
     assert!(stdout(&o).starts_with("position: best a2 score +38"), "{}", stdout(&o));
+    let o = run(&["solve", "--table-mb", "0", &board], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("--table-mb") && err.contains("not in 1..=16384"), "{err}");
     // On two threads (#40 has fewer empties, so it starts second) the lines still come in the file's order, a
     // malformed line where it stands.
     std::fs::write(&good, format!("{}\nnot a board\n{}\n", obf[1], obf[0])).unwrap();

@@ -81,7 +81,9 @@ const EXTREME: i32 = 4;
 /// the idle threads (young brothers wait).
 const SPLIT_EMPTIES: u8 = 12;
 /// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
-const TT_SIZE: usize = 1 << 22;
+/// The transposition table's default size: 16 MB (a million entries). Larger tables keep more but miss the
+/// caches more often: FFO #40-#59 on one thread was about 3% slower with 64 MB (docs/BENCHMARKS.md).
+pub const TABLE_BYTES: usize = 16 << 20;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum SolveError {
@@ -209,7 +211,14 @@ impl Solver {
     }
 
     pub fn with_kernel(kernel: KernelKind) -> Solver {
-        Solver { kernel, table: Table::new(TT_SIZE), eval: CompactWeights::builtin(), threads: 1, progress: None }
+        let table = Table::with_bytes(TABLE_BYTES);
+        Solver { kernel, table, eval: CompactWeights::builtin(), threads: 1, progress: None }
+    }
+
+    /// Gives the solver a new, empty transposition table of about `bytes` (rounded down to a power of two entries
+    /// of 16 bytes, at least four).
+    pub fn set_table_bytes(&mut self, bytes: usize) {
+        self.table = Table::with_bytes(bytes);
     }
 
     /// Searches each position on `threads` threads sharing the table (1, the default: the per-thread figures).
@@ -223,7 +232,7 @@ impl Solver {
     }
 
     /// Has the system back the whole table with memory now rather than page by page during the first solves (the
-    /// kernel zeroing 64 MB took about 0.25 s of the first FFO problem's time on the development VM), so that the
+    /// kernel zeroing a 64 MB table took about 0.25 s of the first FFO problem's time on the development VM), so that the
     /// times a benchmark reports are the search's alone, as Edax's are.
     pub fn touch_table(&mut self) {
         self.table.touch();
@@ -528,7 +537,7 @@ impl Search<'_> {
     #[inline(always)]
     fn etc_cut(&self, child_keys: impl Iterator<Item = u64>, n_empties: u8, beta: i32) -> Option<i32> {
         for key in child_keys {
-            let e = self.table.find(key as usize & (TT_SIZE - 2), key);
+            let e = self.table.find(self.table.bucket(key), key);
             if e.key == key && e.empties == n_empties - 1 && e.level >= self.level && -(e.upper as i32) >= beta {
                 return Some(-(e.upper as i32));
             }
@@ -679,7 +688,7 @@ macro_rules! search_with_kernel {
                     return bound;
                 }
                 let key = hash_discs(p, o) ^ s.salt;
-                let bucket = key as usize & (TT_SIZE - 2);
+                let bucket = s.table.bucket(key);
                 let n_empties = empties.count_ones() as u8;
                 let mut tt_move = NO_MOVE;
                 let entry = s.table.find(bucket, key);
@@ -732,7 +741,7 @@ macro_rules! search_with_kernel {
                     // the memory latencies overlap (the table misses were a fifth of the time, by `perf`).
                     let child_key = if n_empties > SHALLOW as u8 + 1 {
                         let child_key = hash_discs(cp, co) ^ s.salt;
-                        K::prefetch(s.table.slot(child_key as usize & (TT_SIZE - 2)));
+                        K::prefetch(s.table.slot(s.table.bucket(child_key)));
                         child_key
                     } else {
                         0
@@ -1067,7 +1076,8 @@ pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
     Solver::new().solve(rules, pos, Mode::Exact, Limits::default())
 }
 
-/// Solves every position of `jobs` on `threads` threads, each with a solver (and table) of its own, and hands each
+/// Solves every position of `jobs` on `threads` threads, each with a solver (and a table of `table_bytes`) of its
+/// own, and hands each
 /// result to `report` with its index in `jobs` as soon as it is found. On more than one thread the positions with
 /// the most empties start first (they take the longest, and a long one started last would leave the other threads
 /// idle at the end). With fewer positions than threads, each solver searches on several.
@@ -1076,6 +1086,7 @@ pub fn solve_many(
     mode: Mode,
     limits: Limits,
     threads: usize,
+    table_bytes: usize,
     mut report: impl FnMut(usize, Result<Solution, SolveError>),
 ) {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
@@ -1090,6 +1101,7 @@ pub fn solve_many(
             let (next, order, sender) = (&next, &order, sender.clone());
             scope.spawn(move || {
                 let mut solver = Solver::new();
+                solver.set_table_bytes(table_bytes);
                 solver.set_threads(threads / solvers);
                 solver.touch_table();
                 while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
@@ -1253,7 +1265,7 @@ mod tests {
             .collect();
         for threads in [1, 3] {
             let mut got = vec![None; jobs.len()];
-            solve_many(&jobs, Mode::Exact, Limits::default(), threads, |i, s| {
+            solve_many(&jobs, Mode::Exact, Limits::default(), threads, TABLE_BYTES, |i, s| {
                 assert!(got[i].replace(answer(s.unwrap())).is_none(), "position {i} reported twice");
             });
             assert_eq!(got, want.iter().cloned().map(Some).collect::<Vec<_>>(), "{threads} threads");
@@ -1262,35 +1274,41 @@ mod tests {
         let single = [(Rules::othello(), random_position(&Rules::othello(), 18, &mut rng))];
         let want = answer(solver.solve(&single[0].0, &single[0].1, Mode::Exact, Limits::default()).unwrap());
         let mut got = vec![];
-        solve_many(&single, Mode::Exact, Limits::default(), 2, |_, s| got.push(s.unwrap()));
+        solve_many(&single, Mode::Exact, Limits::default(), 2, TABLE_BYTES, |_, s| got.push(s.unwrap()));
         assert!(got.len() == 1 && got[0].helper_nodes > 0);
         assert_eq!(answer(got.remove(0)), want);
     }
 
     #[test]
-    fn a_solve_on_three_threads_finds_the_answers_of_one() {
+    fn a_solve_on_several_threads_or_with_a_tiny_table_finds_the_answers_of_one() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(31);
         let variants = [Rules::othello(), Rules { scoring: Scoring::EmptiesToWinner, ..Rules::reverse() }];
-        let (mut one, mut three) = (Solver::new(), Solver::new());
+        let (mut one, mut three, mut tiny) = (Solver::new(), Solver::new(), Solver::new());
         three.set_threads(3);
+        // A table of two buckets, shared by two threads: nearly every entry is overwritten before it is read
+        // again, so any answer taken from another position's entry would show.
+        tiny.set_table_bytes(0);
+        tiny.set_threads(2);
         let mut helper_nodes = 0;
         for i in 0..12 {
             let rules = variants[i % variants.len()];
             let pos = random_position(&rules, rng.random_range(14..=18), &mut rng);
             let want = one.solve(&rules, &pos, Mode::AllMoves, Limits::default()).unwrap();
             for mode in [Mode::Exact, Mode::BestMove, Mode::AllMoves, Mode::WinDrawLoss] {
-                let got = three.solve(&rules, &pos, mode, Limits::default()).unwrap();
-                helper_nodes += got.helper_nodes;
-                let context = format!("{} {mode:?}", pos.to_board_string(8));
-                match mode {
-                    Mode::WinDrawLoss => assert_eq!(got.score, want.score.signum(), "{context}"),
-                    _ => assert_eq!(got.score, want.score, "{context}"),
-                }
-                match mode {
-                    Mode::Exact => assert_eq!(sorted(&got.best_moves), sorted(&want.best_moves), "{context}"),
-                    Mode::BestMove => assert!(want.best_moves.contains(&got.best_moves[0]), "{context}"),
-                    Mode::AllMoves => assert_eq!(got.move_scores, want.move_scores, "{context}"),
-                    Mode::WinDrawLoss => {}
+                for (solver, name) in [(&mut three, "three threads"), (&mut tiny, "tiny table")] {
+                    let got = solver.solve(&rules, &pos, mode, Limits::default()).unwrap();
+                    helper_nodes += got.helper_nodes;
+                    let context = format!("{} {mode:?} {name}", pos.to_board_string(8));
+                    match mode {
+                        Mode::WinDrawLoss => assert_eq!(got.score, want.score.signum(), "{context}"),
+                        _ => assert_eq!(got.score, want.score, "{context}"),
+                    }
+                    match mode {
+                        Mode::Exact => assert_eq!(sorted(&got.best_moves), sorted(&want.best_moves), "{context}"),
+                        Mode::BestMove => assert!(want.best_moves.contains(&got.best_moves[0]), "{context}"),
+                        Mode::AllMoves => assert_eq!(got.move_scores, want.move_scores, "{context}"),
+                        Mode::WinDrawLoss => {}
+                    }
                 }
             }
         }

@@ -1,7 +1,7 @@
 //! The endgame solver's transposition table: a fixed array of entries in memory backed by huge pages where the
 //! system offers them, which the threads of one solve share without locks.
 //!
-//! The table (64 MB) is read at random, once or twice per node: with 4 KB pages nearly every read also misses the
+//! The table (16 MB by default) is read at random, once or twice per node: with 4 KB pages nearly every read also misses the
 //! TLB (a few thousand entries cover a few MB), and `perf` put half of the deep search's time on the prefetches of
 //! the children's entries. Backed by 2 MB pages the solver is about 8% faster on FFO #40-#44
 //! (docs/BENCHMARKS.md). On Linux with transparent huge pages in `madvise` mode (the common default) the memory
@@ -56,8 +56,15 @@ enum Storage {
 }
 
 impl Table {
-    /// `len` entries, zeroed.
+    /// About `bytes` of entries, zeroed: a power of two of them, at least four (two buckets).
+    pub fn with_bytes(bytes: usize) -> Table {
+        let len = (bytes / (2 * size_of::<u64>())).max(4);
+        Table::new(1 << len.ilog2())
+    }
+
+    /// `len` entries (a power of two), zeroed.
     pub fn new(len: usize) -> Table {
+        debug_assert!(len.is_power_of_two());
         let words = 2 * len;
         let storage = match memmap2::MmapMut::map_anon(words * size_of::<u64>()) {
             Ok(map) => {
@@ -99,6 +106,13 @@ impl Entries<'_> {
     pub fn get(&self, i: usize) -> Entry {
         let words = &self.0[2 * i..2 * i + 2];
         Entry::from_words(words[0].load(Relaxed), words[1].load(Relaxed))
+    }
+
+    /// The first slot of `key`'s two-slot bucket.
+    #[inline(always)]
+    pub fn bucket(&self, key: u64) -> usize {
+        // A power of two of entries, two words each: the mask keeps an even entry index.
+        key as usize & (self.0.len() / 2 - 2)
     }
 
     /// The entry of the two-slot bucket starting at `bucket` whose key is `key`, else the second slot's (which a
@@ -145,6 +159,13 @@ mod tests {
         table.touch();
         let entries = table.entries();
         assert_eq!((entries.get(256).best, entries.get(12_345)), (3, e));
+    }
+
+    #[test]
+    fn a_table_of_a_size_in_bytes_has_a_power_of_two_of_entries_at_least_four() {
+        for (bytes, entries) in [(16 << 20, 1 << 20), (3 << 20, 1 << 17), (100, 4), (0, 4)] {
+            assert_eq!(Table::with_bytes(bytes).entries().0.len(), 2 * entries, "{bytes} bytes");
+        }
     }
 
     #[test]
