@@ -6,7 +6,7 @@
 //! starts in a narrow window around it and widens it only when the score falls outside (aspiration).
 //! Deep nodes (more than [`SHALLOW`] empties): a transposition table, a stability cut-off, and moves ordered by the
 //! opponent's resulting mobility (fastest first), or from 14 empties up by the pattern evaluation (its state
-//! updated move by move; searched 2 plies from 17 empties, 4 from 22) plus the opponent's mobility (on boards
+//! updated move by move; searched 2 plies from 18 empties, 4 from 22) plus the opponent's mobility (on boards
 //! other than 8x8 and for the fewest-discs objective, where the patterns do not apply, a 4-ply search on a cheap
 //! evaluation of mobility and corners).
 //! Shallow nodes: no table; the stability cut-off from 3 empties; the legal moves as one bitboard, tried by quadrant
@@ -43,8 +43,8 @@ const ETC_EMPTIES: u8 = 12;
 /// evaluation instead of the one-ply fastest-first key, and from [`EVAL_ORDER_EMPTIES`] by the evaluation itself
 /// (0 plies); both plus [`ORDER_MOBILITY_WEIGHT`] per opponent reply (tuned in time on FFO #40-#53: with the
 /// unrolled evaluation 14 empties beats 16, 13 and 15 do not; probes from 17 paid once the evaluation was
-/// updated move by move, 16 does not; docs/BENCHMARKS.md).
-const PROBE_EMPTIES: u8 = 17;
+/// updated move by move; from 18 with the smaller table on the Xeon VM, 16, 17 and 19 not; docs/BENCHMARKS.md).
+const PROBE_EMPTIES: u8 = 18;
 const PROBE_DEPTH: u32 = 2;
 const EVAL_ORDER_EMPTIES: u8 = 14;
 /// From this many empties the ordering probes go [`DEEP_PROBE_DEPTH`] plies deep: a subtree there is large enough
