@@ -217,8 +217,8 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
 }
 
 /// FFO #40 and #41 rewritten in Edax's `.obf` layout: the CLI solves them to the file's scores and moves (on one
-/// thread and on two, and #40 alone on two with a 1 MB table), flags a line whose listed score is wrong, and names the line of a
-/// malformed one.
+/// thread and on two, and #40 alone on two with a 1 MB table), flags a line whose listed score is wrong, and names
+/// the line of a malformed one.
 #[test]
 fn solve_reads_obf_files_and_checks_their_answers() {
     let ffo = std::fs::read_to_string(shared("reference/ffo-40-59.txt")).expect("the FFO suite is in shared/");

@@ -80,9 +80,9 @@ const EXTREME: i32 = 4;
 /// With more than one thread, nodes with at least this many empties share out their moves after the first among
 /// the idle threads (young brothers wait).
 const SPLIT_EMPTIES: u8 = 12;
-/// Table entries (a power of two; 16 bytes each), in buckets of two (2^24 was slower on FFO #45-#46).
-/// The transposition table's default size: 16 MB (a million entries). Larger tables keep more but miss the
-/// caches more often: FFO #40-#59 on one thread was about 3% slower with 64 MB (docs/BENCHMARKS.md).
+/// The transposition table's default size: 16 MB, 2^20 entries of 16 bytes in buckets of two. Larger tables keep
+/// more but miss the caches more often: FFO #40-#59 on one thread took 3% longer with 64 MB, and #45-#46 longer
+/// still with 256 MB (docs/BENCHMARKS.md).
 pub const TABLE_BYTES: usize = 16 << 20;
 
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
@@ -232,8 +232,8 @@ impl Solver {
     }
 
     /// Has the system back the whole table with memory now rather than page by page during the first solves (the
-    /// kernel zeroing a 64 MB table took about 0.25 s of the first FFO problem's time on the development VM), so that the
-    /// times a benchmark reports are the search's alone, as Edax's are.
+    /// kernel zeroing a 64 MB table took about 0.25 s of the first FFO problem's time on the development VM), so
+    /// that the times a benchmark reports are the search's alone, as Edax's are.
     pub fn touch_table(&mut self) {
         self.table.touch();
     }
@@ -1077,10 +1077,9 @@ pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
 }
 
 /// Solves every position of `jobs` on `threads` threads, each with a solver (and a table of `table_bytes`) of its
-/// own, and hands each
-/// result to `report` with its index in `jobs` as soon as it is found. On more than one thread the positions with
-/// the most empties start first (they take the longest, and a long one started last would leave the other threads
-/// idle at the end). With fewer positions than threads, each solver searches on several.
+/// own, and hands each result to `report` with its index in `jobs` as soon as it is found. On more than one thread
+/// the positions with the most empties start first (they take the longest, and a long one started last would leave
+/// the other threads idle at the end). With fewer positions than threads, each solver searches on several.
 pub fn solve_many(
     jobs: &[(Rules, Position)],
     mode: Mode,

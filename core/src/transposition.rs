@@ -1,9 +1,9 @@
 //! The endgame solver's transposition table: a fixed array of entries in memory backed by huge pages where the
 //! system offers them, which the threads of one solve share without locks.
 //!
-//! The table (16 MB by default) is read at random, once or twice per node: with 4 KB pages nearly every read also misses the
-//! TLB (a few thousand entries cover a few MB), and `perf` put half of the deep search's time on the prefetches of
-//! the children's entries. Backed by 2 MB pages the solver is about 8% faster on FFO #40-#44
+//! The table (64 MB then, 16 MB now) is read at random, once or twice per node: with 4 KB pages nearly every read
+//! also missed the TLB (a few thousand entries cover a few MB), and `perf` put half of the deep search's time on
+//! the prefetches of the children's entries. Backed by 2 MB pages the solver is about 8% faster on FFO #40-#44
 //! (docs/BENCHMARKS.md). On Linux with transparent huge pages in `madvise` mode (the common default) the memory
 //! has to ask for them, hence an anonymous mapping and `madvise` (through `memmap2`) rather than a `Vec`.
 //!
