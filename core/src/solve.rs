@@ -75,8 +75,14 @@ const PROBCUT_EMPTIES: u8 = 10;
 /// The shallow search tries the stability cut-off only when it would cut even with this many of the opponent's
 /// discs unstable: with less to spare it cut in 0-17% of tries (FFO #45), each a stability search.
 const SHALLOW_UNSTABLE: i32 = 6;
-/// Windows within this many discs of a wipeout order moves fastest-first even where probes would be used.
+/// Windows within this many discs of a wipeout: the side going for it orders its moves fastest-first even where
+/// probes would be used; the side escaping it probes, on the pattern evaluation at most [`ESCAPE_PROBE_DEPTH`]
+/// plies.
 const EXTREME: i32 = 4;
+/// Proving that a move does *not* wipe out (FFO #59 with every best move) is won at the escaping side's nodes, by
+/// finding its surviving move first: probes there of at most 3 plies took 271 s, where fastest-first took 880 s,
+/// caps of 1, 2 and 4 plies (the usual depth) 441, 321 and 497 s, and the evaluation alone more than fastest-first.
+const ESCAPE_PROBE_DEPTH: u32 = 3;
 /// With more than one thread, nodes with at least this many empties share out their moves after the first among
 /// the idle threads (young brothers wait).
 const SPLIT_EMPTIES: u8 = 12;
@@ -105,7 +111,7 @@ pub enum Mode {
     Exact,
     /// The exact score and one move that reaches it, without proving which other moves do too: what Edax's
     /// solve reports, and much faster when the others are hard to refute (FFO #59: a wipeout, where showing that
-    /// a move does *not* wipe out means searching a 33-empty tree).
+    /// a move does *not* wipe out means searching a 33-empty tree, minutes against a fraction of a second).
     BestMove,
     /// The exact score of every legal move.
     AllMoves,
@@ -722,12 +728,13 @@ macro_rules! search_with_kernel {
                 // corner-anchored discs, the opponent's potential mobility, parity, and a square table: the
                 // weights of Edax's fast endgame ordering, applied as a key where smaller goes first.
                 let odd = odd_quadrants(empties);
-                // High up the tree the ordering is worth a small search of its own, except in a window at the end
-                // of the scale (a side going for, or escaping, a wipeout), where the fewest replies first finds the
-                // proof faster (FFO #59's exact pass: 1.3 M nodes, was 16 M).
+                // High up the tree the ordering is worth a small search of its own, except for a side going for a
+                // wipeout, which finds it faster by the fewest replies first (FFO #59's exact pass: 1.3 M nodes,
+                // was 16 M).
                 let max = s.max_score();
                 let order_empties = if s.use_patterns { EVAL_ORDER_EMPTIES } else { PROBE_EMPTIES };
-                let probe_order = n_empties >= order_empties && beta > EXTREME - max && alpha < max - EXTREME;
+                let probe_order = n_empties >= order_empties && alpha < max - EXTREME;
+                let escaping = beta <= EXTREME - max;
                 // (square, child's player, child's opponent, ordering key, child's table key): at most one per
                 // empty square; not zeroed first (a memset of the whole array was 1% of the time).
                 let mut list = ArrayVec::<(u32, u64, u64, i32, u64), 64>::new();
@@ -761,6 +768,7 @@ macro_rules! search_with_kernel {
                     PROBE_EMPTIES.. => PROBE_DEPTH,
                     _ => 0,
                 };
+                let probe_depth = if escaping { probe_depth.min(ESCAPE_PROBE_DEPTH) } else { probe_depth };
                 // The children's evaluations and probes update this node's pattern state rather than read every
                 // pattern anew.
                 let state = (s.use_patterns && probe_order).then(|| PatternState::new(p, o));
