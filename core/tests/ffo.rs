@@ -52,7 +52,7 @@ fn ffo_59_score_and_one_best_move() {
 }
 
 #[test]
-#[ignore = "slow: FFO #50-#59 with every best move (about 20 minutes on one core); run with --ignored"]
+#[ignore = "slow: FFO #50-#59 with every best move (about 15 minutes on one core); run with --ignored"]
 fn ffo_50_to_59() {
     check(50..=59, Mode::Exact);
 }
