@@ -111,13 +111,15 @@ fn read_input(file: Option<&Path>) -> Result<String> {
 
 /// A position given on the command line: a board string if it parses as one, else a transcript from the start.
 pub fn parse_position(text: &str, rules: Rules) -> Result<(Position, Rules)> {
-    if let Ok((pos, size)) = Position::parse_board(text) {
-        let rules = rules.with_size(size)?;
-        return Ok((pos, rules));
+    let board_error = match Position::parse_board(text) {
+        Ok((pos, size)) => return Ok((pos, rules.with_size(size)?)),
+        Err(e) => e,
+    };
+    // Both readings failed: say why for each, since either may be the one meant.
+    match Game::from_transcript(rules, text) {
+        Ok(game) => Ok((*game.position(), rules)),
+        Err(e) => anyhow::bail!("'{text}' is neither a board string ({board_error}) nor a legal transcript ({e})"),
     }
-    let game = Game::from_transcript(rules, text)
-        .with_context(|| format!("'{text}' is neither a board string nor a legal transcript"))?;
-    Ok((*game.position(), rules))
 }
 
 pub fn show(text: &str, rules: Rules) -> Result<()> {
@@ -145,21 +147,31 @@ pub fn show(text: &str, rules: Rules) -> Result<()> {
     Ok(())
 }
 
+/// How `solve` searches, from its flags.
+pub struct SolveOptions {
+    pub mode: Mode,
+    pub limits: Limits,
+    pub threads: usize,
+    pub table_bytes: usize,
+    /// Print a line of perfect play after each solution.
+    pub principal_variation: bool,
+}
+
+impl SolveOptions {
+    /// Sets a solver up as the options say (its threads aside).
+    fn setup(&self, solver: &mut Solver) {
+        solver.set_table_bytes(self.table_bytes);
+        solver.set_principal_variation(self.principal_variation);
+    }
+}
+
 /// `solve`: one position from the command line, or every line of a problem file (on `threads` threads).
-pub fn solve(
-    text: &str,
-    file: Option<&Path>,
-    mode: Mode,
-    limits: Limits,
-    rules: Rules,
-    threads: usize,
-    table_mb: usize,
-) -> Result<()> {
-    let table_bytes = table_mb << 20;
+pub fn solve(text: &str, file: Option<&Path>, rules: Rules, options: SolveOptions) -> Result<()> {
+    let SolveOptions { mode, limits, threads, .. } = options;
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;
         let mut solver = Solver::new();
-        solver.set_table_bytes(table_bytes);
+        options.setup(&mut solver);
         solver.set_threads(threads);
         let spinner = ProgressBar::new_spinner()
             .with_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
@@ -184,17 +196,25 @@ pub fn solve(
         ProgressStyle::with_template("{bar:30} {pos}/{len} positions  {msg}  ETA {eta}").expect("a valid template"),
     );
     let started = Instant::now();
-    let mut report = FileReport { lines: &lines, mode, next_line: 0, next_job: 0, totals: Totals::default() };
+    let mut report =
+        FileReport { file: path, lines: &lines, mode, next_line: 0, next_job: 0, totals: Totals::default() };
     let mut results = vec![None; jobs.len()];
     report.print_ready(&mut results);
     let mut nodes_so_far = 0;
-    solve_many(&jobs, mode, limits, threads, table_bytes, |i, result| {
-        nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
-        results[i] = Some(result);
-        bar.inc(1);
-        bar.set_message(format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6));
-        bar.suspend(|| report.print_ready(&mut results));
-    });
+    solve_many(
+        &jobs,
+        mode,
+        limits,
+        threads,
+        |solver| options.setup(solver),
+        |i, result| {
+            nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
+            results[i] = Some(result);
+            bar.inc(1);
+            bar.set_message(format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6));
+            bar.suspend(|| report.print_ready(&mut results));
+        },
+    );
     bar.finish_and_clear();
     let Totals { solved, failed, mismatched, nodes, seconds } = report.totals;
     let wall = match threads {
@@ -208,6 +228,9 @@ pub fn solve(
     );
     if mismatched > 0 {
         anyhow::bail!("{mismatched} solutions disagree with the expected ones in {}", path.display());
+    }
+    if failed > 0 {
+        anyhow::bail!("{} was not solved in full: {failed} errors (above)", path.display());
     }
     Ok(())
 }
@@ -225,6 +248,8 @@ fn describe_progress(p: &Progress) -> String {
 
 /// A problem file's lines printed in the file's order while their solutions arrive in any, and the totals.
 struct FileReport<'a> {
+    /// The problem file, named in each error.
+    file: &'a Path,
     /// Each line's label and its rules and problem, or why it cannot be solved.
     lines: &'a [(String, Result<(Rules, Problem)>)],
     mode: Mode,
@@ -250,7 +275,7 @@ impl FileReport<'_> {
             match line {
                 Err(e) => {
                     self.totals.failed += 1;
-                    println!("error: {label}: {e:#}");
+                    println!("error: {}, {label}: {e:#}", self.file.display());
                 }
                 Ok((_, problem)) => {
                     let Some(result) = results.get_mut(self.next_job).and_then(Option::take) else { return };
@@ -265,7 +290,7 @@ impl FileReport<'_> {
                         }
                         Err(e) => {
                             self.totals.failed += 1;
-                            println!("error: {label}: {e}");
+                            println!("error: {}, {label}: {e}", self.file.display());
                         }
                     }
                 }
@@ -302,6 +327,9 @@ fn print_solution(name: &str, s: &Solution, mode: Mode, problem: Option<&Problem
         line.push_str(if ok { "  [agrees]" } else { "  [DISAGREES with the file]" });
     }
     println!("{line}");
+    if !s.principal_variation.is_empty() {
+        println!("  pv {}", s.principal_variation.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "));
+    }
     for (mv, score) in &s.move_scores {
         println!("  {mv} {score:+}");
     }

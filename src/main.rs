@@ -96,6 +96,10 @@ enum Command {
         /// default suits the FFO suite; a position with many more empties may gain from a larger one.
         #[arg(long, default_value_t = TABLE_MB, value_parser = clap::value_parser!(u32).range(1..=16384))]
         table_mb: u32,
+        /// Also print a line of perfect play for both sides to the end of the game (its search is not counted in
+        /// the nodes and time printed; the limits cut it short).
+        #[arg(long, conflicts_with = "wld")]
+        pv: bool,
     },
     /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
     Oracle {
@@ -238,7 +242,7 @@ fn main() -> Result<()> {
         Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
         Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
         Command::Show { position, rules } => commands::show(&position.join(" "), rules),
-        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules, threads, table_mb } => {
+        Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules, threads, table_mb, pv } => {
             let mode = match (all_moves, one_best, wld) {
                 (true, _, _) => othello_core::solve::Mode::AllMoves,
                 (_, true, _) => othello_core::solve::Mode::BestMove,
@@ -246,7 +250,14 @@ fn main() -> Result<()> {
                 _ => othello_core::solve::Mode::Exact,
             };
             let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
-            commands::solve(&position.join(" "), file.as_deref(), mode, limits, rules, threads, table_mb as usize)
+            let options = commands::SolveOptions {
+                mode,
+                limits,
+                threads,
+                table_bytes: (table_mb as usize) << 20,
+                principal_variation: pv,
+            };
+            commands::solve(&position.join(" "), file.as_deref(), rules, options)
         }
         Command::Oracle { agent, empties, positions, wthor, seed, threads } => {
             commands::oracle(&agent, empties, positions, &wthor, seed, threads)

@@ -113,10 +113,12 @@ fn show_marks_the_legal_moves() {
 
 #[test]
 fn bad_input_gives_a_clear_error_not_a_panic() {
+    let bad_side = format!("{} Q", "-".repeat(27) + "OX------XO" + &"-".repeat(27));
     for (args, needle) in [
         (vec!["perft", "3", "--rules", "7x7"], "unknown rule '7x7'"),
         (vec!["perft", "3", "--convention", "sideways"], "unknown perft convention"),
-        (vec!["show", "zz"], "neither a board string nor a legal transcript"),
+        (vec!["show", "zz"], "neither a board string (board string has 2 characters"),
+        (vec!["show", &bad_side], "bad side to move 'Q'"),
         (vec!["replay", "--file", "/nonexistent/games.txt"], "/nonexistent/games.txt"),
     ] {
         let o = run(&args, "");
@@ -247,6 +249,17 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     let board = format!("{} {}", ffo40[0], ffo40[1]);
     let o = run(&["solve", "--rules", "empties", "--threads", "2", "--table-mb", "1", &board], "");
     assert!(stdout(&o).starts_with("position: best a2 score +38"), "{}", stdout(&o));
+    // With a line of perfect play, which played out from the board ends the game with the file's score.
+    let o = run(&["solve", "--rules", "empties", "--one-best", "--pv", &board], "");
+    let out = stdout(&o);
+    let line = out.lines().find_map(|l| l.strip_prefix("  pv ")).unwrap_or_else(|| panic!("no pv line: {out}"));
+    let rules: othello_core::Rules = "empties".parse().unwrap();
+    let (mut pos, _) = othello_core::Position::parse_board(&board).unwrap();
+    for mv in line.split(' ') {
+        pos = rules.play(&pos, mv.parse().unwrap()).unwrap_or_else(|e| panic!("{mv} of {line}: {e}"));
+    }
+    let margin = rules.outcome(&pos).margin_for(othello_core::Color::Black);
+    assert!(line.starts_with("a2 ") && rules.is_over(&pos) && margin == 38, "{line}: {margin}");
     let o = run(&["solve", "--table-mb", "0", &board], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--table-mb") && err.contains("not in 1..=16384"), "{err}");
@@ -257,10 +270,15 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert!(lines.len() == 4 && lines[0].starts_with("line 1: best h4 score +0"), "{out}");
-    assert!(lines[1].starts_with("error: line 2:") && lines[2].starts_with("line 3: best a2 score +38"), "{out}");
+    assert!(
+        lines[1].starts_with(&format!("error: {}, line 2:", good.display()))
+            && lines[2].starts_with("line 3: best a2 score +38"),
+        "{out}"
+    );
     assert!(
         lines[3].starts_with("solved 2, errors 1, disagreeing with the file 0") && lines[3].ends_with("on 2 threads")
     );
+    assert!(!o.status.success() && String::from_utf8_lossy(&o.stderr).contains("not solved in full: 1 errors"));
 
     let bad = dir.join("bad.obf");
     let wrong = obf[0].replace(":+38;", ":+36;");
@@ -268,6 +286,9 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     let o = run(&["solve", "--rules", "empties", "--one-best", "--file", bad.to_str().unwrap()], "");
     let out = stdout(&o);
     assert!(!o.status.success());
-    assert!(out.contains("DISAGREES") && out.contains("error: line 2: bad score '+3x'"), "{out}");
+    assert!(
+        out.contains("DISAGREES") && out.contains(&format!("error: {}, line 2: bad score '+3x'", bad.display())),
+        "{out}"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -137,6 +137,9 @@ pub struct Solution {
     pub best_moves: Vec<Move>,
     /// In `AllMoves` mode, every legal move with its exact score, best first.
     pub move_scores: Vec<(Move, i32)>,
+    /// With [`Solver::set_principal_variation`]: a line of perfect play for both sides from the position to the
+    /// end of the game, starting with the first of `best_moves` (cut short where a limit stopped it).
+    pub principal_variation: Vec<Move>,
     pub nodes: u64,
     /// Of `nodes`, those searched by the helper threads (0 on one thread).
     pub helper_nodes: u64,
@@ -172,6 +175,7 @@ pub struct Solver {
     table: Table,
     eval: &'static CompactWeights,
     threads: usize,
+    principal_variation: bool,
     progress: Option<ProgressHook>,
 }
 
@@ -204,6 +208,8 @@ struct Search<'a> {
     split: Option<Arc<Split>>,
     /// A helper thread, whose nodes go to the pool's count.
     helper: bool,
+    /// Whether `solve` follows the score with a principal variation.
+    principal_variation: bool,
 }
 
 impl Default for Solver {
@@ -219,7 +225,14 @@ impl Solver {
 
     pub fn with_kernel(kernel: KernelKind) -> Solver {
         let table = Table::with_bytes(TABLE_BYTES);
-        Solver { kernel, table, eval: CompactWeights::builtin(), threads: 1, progress: None }
+        Solver {
+            kernel,
+            table,
+            eval: CompactWeights::builtin(),
+            threads: 1,
+            principal_variation: false,
+            progress: None,
+        }
     }
 
     /// Gives the solver a new, empty transposition table of about `bytes` (rounded down to a power of two entries
@@ -231,6 +244,12 @@ impl Solver {
     /// Searches each position on `threads` threads sharing the table (1, the default: the per-thread figures).
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
+    }
+
+    /// Also finds a line of perfect play (`Solution::principal_variation`) after each exact solve. Not counted in
+    /// the solve's nodes and time; it obeys the same limits, a line cut short by them ending where they struck.
+    pub fn set_principal_variation(&mut self, on: bool) {
+        self.principal_variation = on;
     }
 
     /// Calls `hook` as the solves go: at each root pass or move and every 65,536 nodes.
@@ -299,6 +318,7 @@ impl Solver {
             pool: None,
             split: None,
             helper: false,
+            principal_variation: self.principal_variation,
         }
     }
 }
@@ -316,12 +336,16 @@ impl Search<'_> {
             Status::MustPass => {
                 let inner = self.solve(rules, &pos.pass(), mode)?;
                 let move_scores = if mode == Mode::AllMoves { vec![(Move::Pass, -inner.score)] } else { vec![] };
-                let elapsed = started.elapsed();
+                let principal_variation = match inner.principal_variation.is_empty() {
+                    true => vec![],
+                    false => [Move::Pass].into_iter().chain(inner.principal_variation.iter().copied()).collect(),
+                };
                 return Ok(Solution {
                     score: -inner.score,
                     best_moves: vec![Move::Pass],
                     move_scores,
-                    elapsed,
+                    principal_variation,
+                    elapsed: started.elapsed(),
                     ..inner
                 });
             }
@@ -391,7 +415,59 @@ impl Search<'_> {
                 empties: (self.mask & !(p | o)).count_ones(),
             });
         }
+        if let (true, false, Some(&first)) =
+            (self.principal_variation, mode == Mode::WinDrawLoss, solution.best_moves.first())
+        {
+            solution.principal_variation = self.principal_variation(rules, pos, first, solution.score);
+        }
         Ok(solution)
+    }
+
+    /// A line of perfect play from `pos`, worth `score` to its mover, starting with `first` (a move reaching it):
+    /// at each position after it, the first move (the table's best, then fewest replies first) that a null window
+    /// shows to keep the score. Ends with the game, or where the limits stop the search.
+    fn principal_variation(&mut self, rules: &Rules, pos: &Position, first: Move, score: i32) -> Vec<Move> {
+        let mut line = vec![first];
+        let Ok(mut pos) = rules.play(pos, first) else { return line };
+        let mut score = -score;
+        loop {
+            let (p, o) = (pos.player.0, pos.opponent.0);
+            let keeping = match rules.status(&pos) {
+                Status::Over => break,
+                Status::MustPass => Move::Pass,
+                Status::Moves(moves) => {
+                    let key = hash_discs(p, o) ^ self.salt;
+                    let entry = self.table.find(self.table.bucket(key), key);
+                    let hinted = if entry.key == key { entry.best } else { NO_MOVE };
+                    let mut children: Vec<(Square, u64, u64)> = moves
+                        .map(|sq| {
+                            let f = self.flips(p, o, sq.index() as u32);
+                            (sq, o ^ f, p | f | sq.bit())
+                        })
+                        .collect();
+                    children.sort_by_key(|&(sq, cp, co)| (sq.index() as u8 != hinted, self.moves(cp, co).count_ones()));
+                    let mut keeping = None;
+                    for (sq, cp, co) in children {
+                        let keeps = -self.search(cp, co, -score, -score + 1) >= score;
+                        if self.aborted {
+                            return line;
+                        }
+                        if keeps {
+                            keeping = Some(Move::Play(sq));
+                            break;
+                        }
+                    }
+                    // Some child keeps the score, since the position is worth it; only a limit leaves none.
+                    let Some(keeping) = keeping else { return line };
+                    keeping
+                }
+            };
+            line.push(keeping);
+            let Ok(next) = rules.play(&pos, keeping) else { return line };
+            pos = next;
+            score = -score;
+        }
+        line
     }
 
     /// The best score over the root moves within (alpha, beta) (PVS); the best move moves to the front, to be
@@ -1091,8 +1167,8 @@ pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
     Solver::new().solve(rules, pos, Mode::Exact, Limits::default())
 }
 
-/// Solves every position of `jobs` on `threads` threads, each with a solver (and a table of `table_bytes`) of its
-/// own, and hands each result to `report` with its index in `jobs` as soon as it is found. On more than one thread
+/// Solves every position of `jobs` on `threads` threads, each with a solver of its own (made by [`Solver::new`],
+/// then `setup`: a table size, a principal variation), and hands each result to `report` with its index in `jobs` as soon as it is found. On more than one thread
 /// the positions with the most empties start first (they take the longest, and a long one started last would leave
 /// the other threads idle at the end). With fewer positions than threads, each solver searches on several.
 pub fn solve_many(
@@ -1100,7 +1176,7 @@ pub fn solve_many(
     mode: Mode,
     limits: Limits,
     threads: usize,
-    table_bytes: usize,
+    setup: impl Fn(&mut Solver) + Sync,
     mut report: impl FnMut(usize, Result<Solution, SolveError>),
 ) {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
@@ -1112,10 +1188,10 @@ pub fn solve_many(
     let solvers = threads.clamp(1, jobs.len().max(1));
     std::thread::scope(|scope| {
         for _ in 0..solvers {
-            let (next, order, sender) = (&next, &order, sender.clone());
+            let (next, order, sender, setup) = (&next, &order, sender.clone(), &setup);
             scope.spawn(move || {
                 let mut solver = Solver::new();
-                solver.set_table_bytes(table_bytes);
+                setup(&mut solver);
                 solver.set_threads(threads / solvers);
                 solver.touch_table();
                 while let Some(&i) = order.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) {
@@ -1292,16 +1368,23 @@ mod tests {
             .collect();
         for threads in [1, 3] {
             let mut got = vec![None; jobs.len()];
-            solve_many(&jobs, Mode::Exact, Limits::default(), threads, TABLE_BYTES, |i, s| {
-                assert!(got[i].replace(answer(s.unwrap())).is_none(), "position {i} reported twice");
-            });
+            solve_many(
+                &jobs,
+                Mode::Exact,
+                Limits::default(),
+                threads,
+                |_| {},
+                |i, s| {
+                    assert!(got[i].replace(answer(s.unwrap())).is_none(), "position {i} reported twice");
+                },
+            );
             assert_eq!(got, want.iter().cloned().map(Some).collect::<Vec<_>>(), "{threads} threads");
         }
         // A single position on two threads: its solver searches on both.
         let single = [(Rules::othello(), random_position(&Rules::othello(), 18, &mut rng))];
         let want = answer(solver.solve(&single[0].0, &single[0].1, Mode::Exact, Limits::default()).unwrap());
         let mut got = vec![];
-        solve_many(&single, Mode::Exact, Limits::default(), 2, TABLE_BYTES, |_, s| got.push(s.unwrap()));
+        solve_many(&single, Mode::Exact, Limits::default(), 2, |_| {}, |_, s| got.push(s.unwrap()));
         assert!(got.len() == 1 && got[0].helper_nodes > 0);
         assert_eq!(answer(got.remove(0)), want);
     }
@@ -1416,6 +1499,71 @@ mod tests {
         }
         // Enough of them end in (or escape) a wipeout by a margin for those windows to be searched.
         assert!(wipeouts >= 40, "{wipeouts} near wipeouts");
+    }
+
+    /// Plays `line` from `pos` (worth `score` to its mover), checking that every position on the way is worth the
+    /// score to whoever moves there, by `value`, and that the line ends the game with that score.
+    fn check_line_keeps_the_score(
+        rules: &Rules,
+        mut pos: Position,
+        mut score: i32,
+        line: &[Move],
+        mut value: impl FnMut(&Position) -> i32,
+    ) {
+        for (i, &mv) in line.iter().enumerate() {
+            pos = rules.play(&pos, mv).unwrap_or_else(|e| panic!("move {i} of {line:?}: {e}"));
+            score = -score;
+            assert_eq!(value(&pos), score, "after move {i} of {line:?}: {pos}");
+        }
+        assert!(rules.is_over(&pos), "{line:?} stops before the end: {pos}");
+        assert_eq!(rules.outcome(&pos).margin_for(pos.side), score, "{line:?}");
+    }
+
+    #[test]
+    fn principal_variations_are_lines_of_perfect_play() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(16);
+        let variants = [
+            Rules::othello(),
+            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::othello() },
+            Rules::reverse(),
+            Rules { passing: false, ..Rules::othello() },
+            Rules::othello().with_size(6).unwrap(),
+        ];
+        let modes = [Mode::Exact, Mode::BestMove, Mode::AllMoves];
+        let mut solver = Solver::new();
+        solver.set_principal_variation(true);
+        let mut passes = 0;
+        // Against minimax, up to 9 empties.
+        for i in 0..500 {
+            let rules = variants[i % variants.len()];
+            let pos = random_position(&rules, rng.random_range(1..=9), &mut rng);
+            let got = solver.solve(&rules, &pos, modes[i % modes.len()], Limits::default()).unwrap();
+            let line = &got.principal_variation;
+            assert_eq!(line.first(), got.best_moves.first(), "{rules} {pos}");
+            check_line_keeps_the_score(&rules, pos, got.score, line, |p| minimax(&rules, p));
+            passes += line.contains(&Move::Pass) as u32;
+        }
+        assert!(passes >= 10, "{passes} lines with a pass");
+        // From 14 to 20 empties, where the table's moves lead the way: each position on the line solved by a
+        // solver of its own (another table).
+        let rules = Rules::othello();
+        let mut checker = Solver::new();
+        for _ in 0..10 {
+            let pos = random_position(&rules, rng.random_range(14..=20), &mut rng);
+            let got = solver.solve(&rules, &pos, Mode::BestMove, Limits::default()).unwrap();
+            check_line_keeps_the_score(&rules, pos, got.score, &got.principal_variation, |p| {
+                checker.solve(&rules, p, Mode::BestMove, Limits::default()).unwrap().score
+            });
+        }
+        // Without it asked for, or for win/draw/loss alone, there is none.
+        let pos = random_position(&rules, 12, &mut rng);
+        assert!(solver
+            .solve(&rules, &pos, Mode::WinDrawLoss, Limits::default())
+            .unwrap()
+            .principal_variation
+            .is_empty());
+        solver.set_principal_variation(false);
+        assert!(solver.solve(&rules, &pos, Mode::Exact, Limits::default()).unwrap().principal_variation.is_empty());
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The exact-solver oracle: on positions with E empties taken from real games, how often an agent's move is
 //! optimal and how many discs it gives away on average.
 
-use othello_core::solve::{solve_many, Limits, Mode, Solution, SolveError, TABLE_BYTES};
+use othello_core::solve::{solve_many, Limits, Mode, Solution, SolveError};
 use othello_core::wthor::WthorGame;
 use othello_core::{Game, Rules, Status};
 use rand::seq::SliceRandom;
@@ -59,10 +59,17 @@ pub enum OracleError {
 pub fn solve_all(games: &[Game], threads: usize, mut on_solved: impl FnMut()) -> Result<Vec<Solution>, SolveError> {
     let jobs: Vec<_> = games.iter().map(|g| (g.rules, *g.position())).collect();
     let mut solutions = vec![None; jobs.len()];
-    solve_many(&jobs, Mode::AllMoves, Limits::default(), threads, TABLE_BYTES, |i, solution| {
-        solutions[i] = Some(solution);
-        on_solved();
-    });
+    solve_many(
+        &jobs,
+        Mode::AllMoves,
+        Limits::default(),
+        threads,
+        |_| {},
+        |i, solution| {
+            solutions[i] = Some(solution);
+            on_solved();
+        },
+    );
     // The first error in game order wins.
     solutions.into_iter().map(|s| s.expect("solve_many reports every position")).collect()
 }
