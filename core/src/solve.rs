@@ -946,15 +946,13 @@ macro_rules! search_with_kernel {
                 best
             }
 
-            /// Ordering value of a position for its side to move: alpha-beta to `depth` on the pattern evaluation (or
-            /// the cheap one), finished games scored in the same units. Its nodes count in the solver's nodes.
+            /// Ordering value of a position for its side to move: alpha-beta to `depth` on the pattern evaluation (at
+            /// least one ply: the ordering evaluates children from their parent's state itself) or the cheap one,
+            /// finished games scored in the same units. Its nodes count in the solver's nodes.
             $(#[target_feature(enable = $features)])?
             pub(super) unsafe fn probe(s: &mut Search, p: u64, o: u64, depth: u32, mut alpha: i32, beta: i32) -> i32 {
                 if s.use_patterns {
-                    if depth == 0 {
-                        s.nodes += 1;
-                        return s.eval.evaluate_with::<K>(p, o);
-                    }
+                    debug_assert!(depth >= 1);
                     return pattern_probe(s, p, o, &PatternState::new(p, o), depth, alpha, beta);
                 }
                 s.nodes += 1;
