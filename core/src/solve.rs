@@ -208,8 +208,6 @@ struct Search<'a> {
     split: Option<Arc<Split>>,
     /// A helper thread, whose nodes go to the pool's count.
     helper: bool,
-    /// Whether `solve` follows the score with a principal variation.
-    principal_variation: bool,
 }
 
 impl Default for Solver {
@@ -271,10 +269,10 @@ impl Solver {
             return Err(SolveError::Opening);
         }
         let pool = Pool::default();
-        let threads = self.threads;
+        let (threads, line) = (self.threads, self.principal_variation);
         let mut search = self.start(rules, limits);
         if threads == 1 {
-            return search.solve(rules, pos, mode);
+            return search.solve_with_line(rules, pos, mode, line);
         }
         std::thread::scope(|scope| {
             for _ in 1..threads {
@@ -282,7 +280,7 @@ impl Solver {
                 scope.spawn(move || helper.serve());
             }
             search.pool = Some(&pool);
-            let result = search.solve(rules, pos, mode);
+            let result = search.solve_with_line(rules, pos, mode, line);
             pool.close();
             result
         })
@@ -318,7 +316,6 @@ impl Solver {
             pool: None,
             split: None,
             helper: false,
-            principal_variation: self.principal_variation,
         }
     }
 }
@@ -336,15 +333,10 @@ impl Search<'_> {
             Status::MustPass => {
                 let inner = self.solve(rules, &pos.pass(), mode)?;
                 let move_scores = if mode == Mode::AllMoves { vec![(Move::Pass, -inner.score)] } else { vec![] };
-                let principal_variation = match inner.principal_variation.is_empty() {
-                    true => vec![],
-                    false => [Move::Pass].into_iter().chain(inner.principal_variation.iter().copied()).collect(),
-                };
                 return Ok(Solution {
                     score: -inner.score,
                     best_moves: vec![Move::Pass],
                     move_scores,
-                    principal_variation,
                     elapsed: started.elapsed(),
                     ..inner
                 });
@@ -415,9 +407,19 @@ impl Search<'_> {
                 empties: (self.mask & !(p | o)).count_ones(),
             });
         }
-        if let (true, false, Some(&first)) =
-            (self.principal_variation, mode == Mode::WinDrawLoss, solution.best_moves.first())
-        {
+        Ok(solution)
+    }
+
+    /// [`Search::solve`], then, when `principal_variation` is asked for and the score is exact, the line.
+    fn solve_with_line(
+        &mut self,
+        rules: &Rules,
+        pos: &Position,
+        mode: Mode,
+        line: bool,
+    ) -> Result<Solution, SolveError> {
+        let mut solution = self.solve(rules, pos, mode)?;
+        if let (true, false, Some(&first)) = (line, mode == Mode::WinDrawLoss, solution.best_moves.first()) {
             solution.principal_variation = self.principal_variation(rules, pos, first, solution.score);
         }
         Ok(solution)
