@@ -201,20 +201,19 @@ pub fn solve(text: &str, file: Option<&Path>, rules: Rules, options: SolveOption
     let mut results = vec![None; jobs.len()];
     report.print_ready(&mut results);
     let mut nodes_so_far = 0;
-    solve_many(
-        &jobs,
-        mode,
-        limits,
-        threads,
-        |solver| options.setup(solver),
-        |i, result| {
-            nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
-            results[i] = Some(result);
-            bar.inc(1);
-            bar.set_message(format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6));
-            bar.suspend(|| report.print_ready(&mut results));
-        },
-    );
+    // Each problem in an empty table, as Edax's problem-file runs do: its figures then do not depend on the
+    // file's order or on which thread took it.
+    let setup = |solver: &mut Solver| {
+        options.setup(solver);
+        solver.set_fresh_table(true);
+    };
+    solve_many(&jobs, mode, limits, threads, setup, |i, result| {
+        nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
+        results[i] = Some(result);
+        bar.inc(1);
+        bar.set_message(format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6));
+        bar.suspend(|| report.print_ready(&mut results));
+    });
     bar.finish_and_clear();
     let Totals { solved, failed, mismatched, nodes, seconds } = report.totals;
     let wall = match threads {

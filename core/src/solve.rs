@@ -176,6 +176,9 @@ pub struct Solver {
     eval: &'static CompactWeights,
     threads: usize,
     principal_variation: bool,
+    fresh_table: bool,
+    /// Whether a solve has written to the table since it was made.
+    table_used: bool,
     progress: Option<ProgressHook>,
 }
 
@@ -229,6 +232,8 @@ impl Solver {
             eval: CompactWeights::builtin(),
             threads: 1,
             principal_variation: false,
+            fresh_table: false,
+            table_used: false,
             progress: None,
         }
     }
@@ -237,6 +242,7 @@ impl Solver {
     /// of 16 bytes, at least four).
     pub fn set_table_bytes(&mut self, bytes: usize) {
         self.table = Table::with_bytes(bytes);
+        self.table_used = false;
     }
 
     /// Searches each position on `threads` threads sharing the table (1, the default: the per-thread figures).
@@ -262,12 +268,23 @@ impl Solver {
         self.table.touch();
     }
 
+    /// Empties the table before each solve (not counted in its time), so that a solve's nodes and time do not
+    /// depend on the positions solved before it, as in Edax's problem-file runs (which clear its tables per
+    /// problem). Off by default: a solver following one game gains from what the previous move's solve left.
+    pub fn set_fresh_table(&mut self, on: bool) {
+        self.fresh_table = on;
+    }
+
     /// Solves `pos` under `rules`.
     pub fn solve(&mut self, rules: &Rules, pos: &Position, mode: Mode, limits: Limits) -> Result<Solution, SolveError> {
         rules.check_position(pos)?;
         if rules.start == Start::EmptyCentre && rules.in_opening(pos) {
             return Err(SolveError::Opening);
         }
+        if self.fresh_table && self.table_used {
+            self.table.clear();
+        }
+        self.table_used = true;
         let pool = Pool::default();
         let (threads, line) = (self.threads, self.principal_variation);
         let mut search = self.start(rules, limits);
@@ -1347,6 +1364,31 @@ mod tests {
         let moves: Vec<Stage> = seen.iter().map(|p| p.stage).skip_while(|s| matches!(s, Stage::Pass { .. })).collect();
         let of = pos.moves().count() as usize;
         assert!((0..of).all(|done| moves.contains(&Stage::Moves { done, of })), "{moves:?}");
+    }
+
+    #[test]
+    fn a_fresh_table_makes_each_solve_independent_of_the_ones_before() {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(31);
+        let rules = Rules::othello();
+        let positions: Vec<Position> =
+            (0..6).map(|_| random_position(&rules, rng.random_range(14..=17), &mut rng)).collect();
+        // A small table, so that what earlier solves leave in it matters.
+        let solver = |fresh| {
+            let mut s = Solver::new();
+            s.set_table_bytes(1 << 16);
+            s.set_fresh_table(fresh);
+            s
+        };
+        let nodes = |s: &mut Solver, pos| s.solve(&rules, pos, Mode::Exact, Limits::default()).unwrap().nodes;
+        let alone: Vec<u64> = positions.iter().map(|pos| nodes(&mut solver(false), pos)).collect();
+        let in_turn = |fresh| {
+            let mut s = solver(fresh);
+            let mut got: Vec<u64> = positions.iter().rev().map(|pos| nodes(&mut s, pos)).collect();
+            got.reverse();
+            got
+        };
+        assert_eq!(in_turn(true), alone);
+        assert_ne!(in_turn(false), alone, "the table's history made no difference: the test shows nothing");
     }
 
     #[test]

@@ -94,6 +94,14 @@ impl Table {
             word.store(word.load(Relaxed), Relaxed);
         }
     }
+
+    /// Empties every slot.
+    pub fn clear(&mut self) {
+        match &mut self.storage {
+            Storage::Mapped(map) => map.fill(0),
+            Storage::Heap(words) => words.iter_mut().for_each(|w| *w.get_mut() = 0),
+        }
+    }
 }
 
 /// The table's entries, borrowed for a solve: copied into each of its threads.
@@ -147,7 +155,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_new_table_is_empty_and_keeps_what_is_written() {
+    fn a_new_table_is_empty_keeps_what_is_written_and_clears() {
         let mut table = Table::new(1 << 16);
         let entries = table.entries();
         assert_eq!(entries.0.len(), 2 << 16);
@@ -159,6 +167,9 @@ mod tests {
         table.touch();
         let entries = table.entries();
         assert_eq!((entries.get(256).best, entries.get(12_345)), (3, e));
+        table.clear();
+        let entries = table.entries();
+        assert!((0..1 << 16).all(|i| entries.get(i) == Entry::default()));
     }
 
     #[test]
