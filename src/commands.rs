@@ -229,7 +229,7 @@ pub fn solve(text: &str, file: Option<&Path>, rules: Rules, options: SolveOption
         anyhow::bail!("{mismatched} solutions disagree with the expected ones in {}", path.display());
     }
     if failed > 0 {
-        anyhow::bail!("{} was not solved in full: {failed} errors (above)", path.display());
+        anyhow::bail!("{}: {failed} lines not solved (see above)", path.display());
     }
     Ok(())
 }

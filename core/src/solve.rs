@@ -1185,9 +1185,10 @@ pub fn solve(rules: &Rules, pos: &Position) -> Result<Solution, SolveError> {
 }
 
 /// Solves every position of `jobs` on `threads` threads, each with a solver of its own (made by [`Solver::new`],
-/// then `setup`: a table size, a principal variation), and hands each result to `report` with its index in `jobs` as soon as it is found. On more than one thread
-/// the positions with the most empties start first (they take the longest, and a long one started last would leave
-/// the other threads idle at the end). With fewer positions than threads, each solver searches on several.
+/// then `setup`: a table size, a principal variation, a fresh table per position), and hands each result to
+/// `report` with its index in `jobs` as soon as it is found. On more than one thread the positions with the most
+/// empties start first (they take the longest, and a long one started last would leave the other threads idle at
+/// the end). With fewer positions than threads, each solver searches on several.
 pub fn solve_many(
     jobs: &[(Rules, Position)],
     mode: Mode,
