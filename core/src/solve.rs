@@ -1469,6 +1469,18 @@ mod tests {
         assert!(helper_nodes > 0);
     }
 
+    /// Each scoring, objective and board size, and no passing.
+    fn rule_variants() -> [Rules; 6] {
+        [
+            Rules::othello(),
+            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::othello() },
+            Rules::reverse(),
+            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::reverse() },
+            Rules { passing: false, ..Rules::othello() },
+            Rules::othello().with_size(6).unwrap(),
+        ]
+    }
+
     fn sorted(moves: &[Move]) -> Vec<String> {
         let mut names: Vec<String> = moves.iter().map(Move::to_string).collect();
         names.sort();
@@ -1478,14 +1490,7 @@ mod tests {
     #[test]
     fn the_solver_agrees_with_plain_minimax_on_random_positions() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(13);
-        let variants = [
-            Rules::othello(),
-            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::othello() },
-            Rules::reverse(),
-            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::reverse() },
-            Rules { passing: false, ..Rules::othello() },
-            Rules::othello().with_size(6).unwrap(),
-        ];
+        let variants = rule_variants();
         let mut solvers: Vec<Solver> = KernelKind::available().into_iter().map(Solver::with_kernel).collect();
         let mut checked = 0;
         for i in 0..3000 {
@@ -1565,13 +1570,7 @@ mod tests {
     #[test]
     fn principal_variations_are_lines_of_perfect_play() {
         let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(16);
-        let variants = [
-            Rules::othello(),
-            Rules { scoring: Scoring::EmptiesToWinner, ..Rules::othello() },
-            Rules::reverse(),
-            Rules { passing: false, ..Rules::othello() },
-            Rules::othello().with_size(6).unwrap(),
-        ];
+        let variants = rule_variants();
         let modes = [Mode::Exact, Mode::BestMove, Mode::AllMoves];
         let mut solver = Solver::new();
         solver.set_principal_variation(true);
