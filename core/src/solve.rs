@@ -360,12 +360,7 @@ impl Search<'_> {
             }
             Status::Moves(moves) => {
                 let limit = self.max_score();
-                let mut children: Vec<(Square, u64, u64)> = moves
-                    .map(|sq| {
-                        let f = self.flips(p, o, sq.index() as u32);
-                        (sq, o ^ f, p | f | sq.bit())
-                    })
-                    .collect();
+                let mut children = self.children(p, o, moves);
                 // Fewest opponent replies first.
                 children.sort_by_key(|&(_, cp, co)| self.moves(cp, co).count_ones());
                 match mode {
@@ -458,12 +453,7 @@ impl Search<'_> {
                     let key = hash_discs(p, o) ^ self.salt;
                     let entry = self.table.find(self.table.bucket(key), key);
                     let hinted = if entry.key == key { entry.best } else { NO_MOVE };
-                    let mut children: Vec<(Square, u64, u64)> = moves
-                        .map(|sq| {
-                            let f = self.flips(p, o, sq.index() as u32);
-                            (sq, o ^ f, p | f | sq.bit())
-                        })
-                        .collect();
+                    let mut children = self.children(p, o, moves);
                     children.sort_by_key(|&(sq, cp, co)| (sq.index() as u8 != hinted, self.moves(cp, co).count_ones()));
                     let mut keeping = None;
                     for (sq, cp, co) in children {
@@ -645,6 +635,16 @@ impl Search<'_> {
             }
         }
         None
+    }
+
+    /// Each move of `moves` with the child position it leads to (the child's player, its opponent).
+    fn children(&self, p: u64, o: u64, moves: crate::Bitboard) -> Vec<(Square, u64, u64)> {
+        moves
+            .map(|sq| {
+                let f = self.flips(p, o, sq.index() as u32);
+                (sq, o ^ f, p | f | sq.bit())
+            })
+            .collect()
     }
 
     fn moves(&self, p: u64, o: u64) -> u64 {
