@@ -1,17 +1,18 @@
 //! The `othello-zero` command line: parses arguments and calls the library crates.
 
-mod bench;
 mod commands;
-mod config;
-mod label;
-mod pipeline;
-mod selfplay;
-mod train;
+mod input;
+mod run_config;
 
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
+use commands::{
+    bench, export_model, fit_eval, import_wthor, label_endgames, oracle, perft_replay_show, pipeline, selfplay, solve,
+    train,
+};
+use othello_run::RunDir;
 
 /// `solve --table-mb`'s default: the solver's own.
 const TABLE_MB: u32 = (othello_core::solve::TABLE_BYTES >> 20) as u32;
@@ -129,7 +130,7 @@ enum Command {
         /// known position, and the other children join the training set.
         #[arg(long)]
         labels: Option<PathBuf>,
-        /// Where to write the weights (the crate ships core/src/eval/weights.bin).
+        /// Where to write the weights (the crate ships core/src/pattern/weights.bin).
         #[arg(long)]
         out: PathBuf,
         #[arg(long, default_value_t = 400)]
@@ -239,9 +240,11 @@ fn main() -> Result<()> {
     sigpipe::reset();
     let cli = Cli::parse();
     match cli.command {
-        Command::Perft { depth, convention, rules, kernel } => commands::perft(depth, convention, &rules, kernel),
-        Command::Replay { file, ggf, wthor, rules } => commands::replay(file.as_deref(), ggf, &wthor, rules),
-        Command::Show { position, rules } => commands::show(&position.join(" "), rules),
+        Command::Perft { depth, convention, rules, kernel } => {
+            perft_replay_show::perft(depth, convention, &rules, kernel)
+        }
+        Command::Replay { file, ggf, wthor, rules } => perft_replay_show::replay(file.as_deref(), ggf, &wthor, rules),
+        Command::Show { position, rules } => perft_replay_show::show(&position.join(" "), rules),
         Command::Solve { position, file, all_moves, one_best, wld, time, nodes, rules, threads, table_mb, pv } => {
             let mode = match (all_moves, one_best, wld) {
                 (true, _, _) => othello_core::solve::Mode::AllMoves,
@@ -250,38 +253,40 @@ fn main() -> Result<()> {
                 _ => othello_core::solve::Mode::Exact,
             };
             let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
-            let options = commands::SolveOptions {
+            let options = solve::SolveOptions {
                 mode,
                 limits,
                 threads,
                 table_bytes: (table_mb as usize) << 20,
                 principal_variation: pv,
             };
-            commands::solve(&position.join(" "), file.as_deref(), rules, options)
+            solve::run(&position.join(" "), file.as_deref(), rules, options)
         }
         Command::Oracle { agent, empties, positions, wthor, seed, threads } => {
-            commands::oracle(&agent, empties, positions, &wthor, seed, threads)
+            oracle::run(&agent, empties, positions, &wthor, seed, threads)
         }
         Command::LabelEndgames { wthor, out, every, min_empties, max_empties, seed, threads } => {
-            let run = othello_core::eval::label::LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
+            let run = othello_core::pattern::label::LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            label::run(&wthor, &out, run, threads)
+            label_endgames::run(&wthor, &out, run, threads)
         }
         Command::FitEval { wthor, labels, out, epochs, prior } => {
-            commands::fit_eval(&wthor, labels.as_deref(), &out, epochs, prior)
+            fit_eval::run(&wthor, labels.as_deref(), &out, epochs, prior)
         }
         Command::Selfplay { run, games, threads, worker, config } => {
-            selfplay::run(&run, games, threads, worker, config.as_deref())
+            selfplay::run(&RunDir::new(run), games, threads, worker, config.as_deref())
         }
         Command::Pipeline { run, steps, threads, config } => {
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            pipeline::run(&run, steps, threads, config.as_deref())
+            pipeline::run(&RunDir::new(run), steps, threads, config.as_deref())
         }
         Command::Train { run, steps, exit_when_starved, config } => {
-            train::run(&run, config.as_deref(), steps, exit_when_starved)
+            train::run(&RunDir::new(run), config.as_deref(), steps, exit_when_starved)
         }
-        Command::ImportWthor { files, run, games_per_shard } => commands::import_wthor(&files, &run, games_per_shard),
-        Command::Export { model, out } => commands::export(&model, &out),
+        Command::ImportWthor { files, run, games_per_shard } => {
+            import_wthor::run(&files, &RunDir::new(run), games_per_shard)
+        }
+        Command::Export { model, out } => export_model::run(&model, &out),
         Command::Bench { what } => bench::run(what),
     }
 }

@@ -162,8 +162,9 @@ fn fit_eval_learns_weights_that_predict_held_out_games() {
     let out = dir.join("weights.bin");
     let o = run(&["fit-eval", path.to_str().unwrap(), "--epochs", "150", "--out", out.to_str().unwrap()], "");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    let weights = othello_core::eval::EvalWeights::from_bytes(&std::fs::read(&out).unwrap()).expect("a weights file");
-    assert_ne!(weights, othello_core::eval::EvalWeights::zero());
+    let weights =
+        othello_core::pattern::PatternWeights::from_bytes(&std::fs::read(&out).unwrap()).expect("a weights file");
+    assert_ne!(weights, othello_core::pattern::PatternWeights::zero());
     // The held-out error at 24-27 empties (labels: theoretical scores) against the spread of those scores, which is
     // the error of predicting 0.
     let file = othello_core::wthor::WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap();
@@ -188,7 +189,7 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
     let o = run(&args, "");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let bytes = std::fs::read(&labels).unwrap();
-    let file = othello_core::eval::label::LabelFile::from_bytes(&bytes).expect("a label file");
+    let file = othello_core::pattern::label::LabelFile::from_bytes(&bytes).expect("a label file");
     let games = othello_core::wthor::WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap().games.len();
     assert_eq!(file.run.games_done as usize, games.div_ceil(199));
     // Positions at 6-12 empties where the mover can move, and about as many other children.

@@ -59,7 +59,7 @@ fn kernels(c: &mut Criterion) {
 /// The pattern evaluation (the solver's move ordering from 14 empties up).
 fn evaluation(c: &mut Criterion) {
     let pos = positions();
-    let weights = othello_core::eval::EvalWeights::builtin();
+    let weights = othello_core::pattern::PatternWeights::builtin();
     let mut g = c.benchmark_group("eval");
     g.throughput(Throughput::Elements(pos.len() as u64));
     g.bench_function("patterns", |b| b.iter(|| pos.iter().fold(0i32, |a, &(p, o, _)| a ^ weights.evaluate(p, o))));

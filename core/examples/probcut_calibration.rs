@@ -4,7 +4,7 @@
 //! `cargo run --release -p othello-core --example probcut_calibration [WTHOR files]` (default: WTHOR 2010-2015
 //! in ../shared/data/wthor). Positions are taken from real games at each number of empties and solved exactly.
 
-use othello_core::eval::{EvalWeights, SCALE};
+use othello_core::pattern::{PatternWeights, SCALE};
 use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::wthor::WthorFile;
 use othello_core::{Position, Rules, Status};
@@ -14,7 +14,7 @@ const PER_EMPTIES: usize = 120;
 
 /// Plain negamax to `depth` on the pattern evaluation, in its units (finished games: SCALE per disc), as the
 /// solver's probes score positions.
-fn negamax(weights: &EvalWeights, pos: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
+fn negamax(weights: &PatternWeights, pos: &Position, depth: u32, mut alpha: i32, beta: i32) -> i32 {
     if depth == 0 {
         return weights.evaluate(pos.player.0, pos.opponent.0);
     }
@@ -49,7 +49,7 @@ fn main() {
         games.extend(WthorFile::parse(&bytes).unwrap_or_else(|e| panic!("{f}: {e}")).games);
     }
     let rules = Rules::othello();
-    let weights = EvalWeights::builtin();
+    let weights = PatternWeights::builtin();
     let mut solver = Solver::new();
     println!("empties  n  depth: mean (exact - probe) / sd, in discs");
     for empties in (12..=22).step_by(2) {

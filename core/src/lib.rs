@@ -4,20 +4,20 @@
 //! One concept per module: [`Bitboard`], [`Square`], [`Color`], [`Position`], [`Rules`], [`Game`],
 //! [`Symmetry`]; the hot kernels live in [`kernel`].
 
-pub mod batch;
 pub mod bitboard;
 pub mod color;
 pub mod error;
-pub mod eval;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod game;
 pub mod ggf;
 pub mod kernel;
 pub(crate) mod last_flip;
+pub mod pattern;
 pub mod perft;
 pub mod playout;
 pub mod position;
+pub mod problem;
 pub mod rules;
 pub mod solve;
 pub mod square;
@@ -34,5 +34,5 @@ pub use kernel::KernelKind;
 pub use perft::{perft, Convention};
 pub use position::Position;
 pub use rules::{Objective, Outcome, Rules, Scoring, Start, Status};
-pub use square::{Move, Square};
+pub use square::{Move, Square, POLICY_SIZE};
 pub use symmetry::Symmetry;

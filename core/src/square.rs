@@ -81,6 +81,20 @@ pub enum Move {
     Pass,
 }
 
+/// The length of a policy vector: the 64 squares in bitboard order, then the pass (smaller boards leave their
+/// squares outside the board at zero).
+pub const POLICY_SIZE: usize = 65;
+
+impl Move {
+    /// The move's index in a policy vector of [`POLICY_SIZE`] entries: the square's bit index, 64 for the pass.
+    pub fn policy_index(self) -> usize {
+        match self {
+            Move::Play(sq) => sq.index(),
+            Move::Pass => 64,
+        }
+    }
+}
+
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

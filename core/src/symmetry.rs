@@ -2,7 +2,7 @@
 
 use crate::bitboard::Bitboard;
 use crate::position::Position;
-use crate::square::{Move, Square};
+use crate::square::Square;
 
 /// A symmetry: transpose (optional), then mirror the columns and/or the rows.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
@@ -62,13 +62,6 @@ impl Symmetry {
 
     pub fn apply_square(self, sq: Square, size: u8) -> Square {
         self.apply(Bitboard::from(sq), size).first().expect("a symmetry maps a square to a square")
-    }
-
-    pub fn apply_move(self, mv: Move, size: u8) -> Move {
-        match mv {
-            Move::Play(sq) => Move::Play(self.apply_square(sq, size)),
-            Move::Pass => Move::Pass,
-        }
     }
 
     pub fn apply_position(self, pos: &Position, size: u8) -> Position {

@@ -1,7 +1,8 @@
 //! The FFO endgame suite (../shared/reference/ffo-40-59.txt): exact scores and every best move (in the normal suite
 //! one best move for #59, as Edax reports it: see `Mode::BestMove`).
 
-use othello_core::solve::{Limits, Mode, Problem, Solver};
+use othello_core::problem::Problem;
+use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Rules, Scoring};
 
 fn problems() -> Vec<Problem> {

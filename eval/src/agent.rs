@@ -110,29 +110,18 @@ impl Agent for GreedyAgent {
 }
 
 /// Any agent, plus perfect play once at most `empties` squares are empty: the exact solver picks among the best
-/// moves (at random, seeded, so that games stay varied). Falls back to the inner agent when the solver's limits
-/// run out.
+/// moves (at random, seeded, so that games stay varied). Falls back to the inner agent when the solver fails
+/// (a position it refuses, such as the opening of traditional Reversi).
 pub struct EndgameAgent<A> {
     inner: A,
     empties: u32,
     solver: Solver,
-    limits: Limits,
     rng: Pcg64Mcg,
 }
 
 impl<A: Agent> EndgameAgent<A> {
     pub fn new(inner: A, empties: u32, seed: u64) -> EndgameAgent<A> {
-        EndgameAgent {
-            inner,
-            empties,
-            solver: Solver::new(),
-            limits: Limits::default(),
-            rng: Pcg64Mcg::seed_from_u64(seed),
-        }
-    }
-    pub fn with_limits(mut self, limits: Limits) -> Self {
-        self.limits = limits;
-        self
+        EndgameAgent { inner, empties, solver: Solver::new(), rng: Pcg64Mcg::seed_from_u64(seed) }
     }
 }
 
@@ -144,7 +133,7 @@ impl<A: Agent> Agent for EndgameAgent<A> {
         let pos = game.position();
         let empties = (game.rules.mask() & !pos.occupied().0).count_ones();
         if empties <= self.empties {
-            if let Ok(solution) = self.solver.solve(&game.rules, pos, Mode::Exact, self.limits) {
+            if let Ok(solution) = self.solver.solve(&game.rules, pos, Mode::Exact, Limits::default()) {
                 if !solution.best_moves.is_empty() {
                     return Ok(solution.best_moves[self.rng.random_range(0..solution.best_moves.len())]);
                 }

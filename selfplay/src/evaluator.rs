@@ -1,19 +1,8 @@
 //! What MCTS asks of a position: a prior over the moves and a value.
 
 use othello_core::playout::below;
-use othello_core::{Move, Position, Rules, Status};
+use othello_core::{Position, Rules, Status, POLICY_SIZE};
 use rand_pcg::Pcg64Mcg;
-
-/// 64 squares and the pass.
-pub const POLICY_SIZE: usize = 65;
-
-/// Index of a move in a policy vector: the square's bit index, 64 for the pass.
-pub fn policy_index(mv: Move) -> usize {
-    match mv {
-        Move::Play(sq) => sq.index(),
-        Move::Pass => 64,
-    }
-}
 
 /// The evaluation of one position, from its side to move's point of view.
 #[derive(Clone, Debug, PartialEq)]

@@ -1,17 +1,13 @@
-//! Self-play: Monte-Carlo tree search with pluggable evaluators (random rollouts, uniform; the network arrives
-//! with issue #4), and the games it plays.
+//! Self-play: Monte-Carlo tree search (PUCT and Gumbel, batched across games) with pluggable leaf evaluators
+//! (the network, random rollouts, uniform), the games it plays, and the worker that writes them to a run's replay
+//! directory as shards.
 
-pub mod atomic;
-pub mod device;
 pub mod evaluator;
-pub mod game;
 pub mod mcts;
-pub mod model;
 pub mod net_evaluator;
-pub mod network;
-pub mod shard;
+pub mod play;
 pub mod worker;
 
-pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator, POLICY_SIZE};
-pub use game::{play_game, GameRecord, PositionRecord, SelfPlayConfig};
+pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{MctsConfig, Select, Tree};
+pub use play::{play_game, LeafEvaluator, RootSelection, SelfPlayConfig};

@@ -6,12 +6,12 @@
 //! itself), and [`Tree::expand`] adds an evaluated leaf's children and backs its value up. [`Tree::search`] and
 //! [`Tree::gumbel_search`] run that loop for one tree.
 
-use othello_core::{Move, Position, Rules, Status};
+use othello_core::{Move, Position, Rules, Status, POLICY_SIZE};
 use rand::Rng;
 use rand_distr::{Distribution, Gamma};
 use rand_pcg::Pcg64Mcg;
 
-use crate::evaluator::{policy_index, Evaluation, Evaluator, POLICY_SIZE};
+use crate::evaluator::{Evaluation, Evaluator};
 
 /// Search settings; every default is the value self-play uses unless the run's config says otherwise.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -478,7 +478,7 @@ impl Tree {
         let total: f32 = scores.iter().map(|s| (s.1 - max).exp()).sum();
         let mut target = [0.0; POLICY_SIZE];
         for (mv, s) in scores {
-            target[policy_index(mv)] = (s - max).exp() / total;
+            target[mv.policy_index()] = (s - max).exp() / total;
         }
         target
     }
@@ -498,7 +498,7 @@ impl Tree {
         let mut target = [0.0; POLICY_SIZE];
         let total: u32 = self.children(ROOT).map(|c| c.visits).sum();
         for c in self.children(ROOT) {
-            target[policy_index(c.mv)] = c.visits as f32 / total.max(1) as f32;
+            target[c.mv.policy_index()] = c.visits as f32 / total.max(1) as f32;
         }
         target
     }

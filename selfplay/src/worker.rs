@@ -12,21 +12,19 @@ use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
 use thiserror::Error;
 
+use othello_net::{load_model, newest_model, DeviceError, ModelError, NetConfig, Network};
+use othello_run::{read_shards, Provenance, RunDir, Shard, ShardError};
+
 use crate::evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
-use crate::game::{play_games, SelfPlayConfig};
-use crate::model::{load_model, newest_model, ModelError};
 use crate::net_evaluator::NetworkEvaluator;
-use crate::network::{NetConfig, Network};
-use crate::shard::{read_shards, Provenance, Shard, ShardError};
+use crate::play::{play_games, LeafEvaluator, SelfPlayConfig};
 
 #[derive(Debug, Error)]
 pub enum WorkerError {
-    #[error("unknown evaluator '{0}' (expected network, uniform or rollouts)")]
-    Evaluator(String),
     #[error(transparent)]
     Model(#[from] ModelError),
-    #[error("{0}")]
-    Device(String),
+    #[error(transparent)]
+    Device(#[from] DeviceError),
     #[error(transparent)]
     Shard(#[from] ShardError),
 }
@@ -46,8 +44,8 @@ pub struct Progress {
 
 /// What to play.
 pub struct WorkerOptions {
-    /// The run directory; shards go to `run/replay`.
-    pub run: PathBuf,
+    /// The run directory; shards go to its replay directory.
+    pub run: RunDir,
     pub rules: Rules,
     pub config: SelfPlayConfig,
     /// Total games for this worker id (games already in the replay directory count).
@@ -81,11 +79,8 @@ impl Evaluator for Counting<'_> {
 
 /// Plays the worker's missing games; returns the shards written.
 pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, WorkerError> {
-    if !matches!(opts.config.evaluator.as_str(), "network" | "uniform" | "rollouts") {
-        return Err(WorkerError::Evaluator(opts.config.evaluator.clone()));
-    }
-    let device = crate::device::device(&opts.config.device).map_err(WorkerError::Device)?;
-    let replay = opts.run.join("replay");
+    let device = opts.config.device.device()?;
+    let replay = opts.run.replay();
     let done = games_on_disk(&replay, opts.worker);
     progress.resumed.store(done.len() as u64, Ordering::Relaxed);
     let todo: Vec<u64> = (0..opts.games).filter(|g| !done.contains(&game_id(opts.worker, *g))).collect();
@@ -121,10 +116,10 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                         chunk.iter().map(|&g| hash_discs(opts.seed, game_id(opts.worker, g))).collect();
                     // Evaluations are functions of the position (seeded by the run's seed), so a game does not
                     // depend on the thread, the chunk or the cache it was played with.
-                    let mut evaluator: Box<dyn Evaluator> = match opts.config.evaluator.as_str() {
-                        "rollouts" => Box::new(RolloutEvaluator::new(opts.seed, opts.config.rollouts)),
-                        "uniform" => Box::new(UniformEvaluator),
-                        _ => match model.refresh(opts) {
+                    let mut evaluator: Box<dyn Evaluator> = match opts.config.evaluator {
+                        LeafEvaluator::Rollouts => Box::new(RolloutEvaluator::new(opts.seed, opts.config.rollouts)),
+                        LeafEvaluator::Uniform => Box::new(UniformEvaluator),
+                        LeafEvaluator::Network => match model.refresh(opts) {
                             Ok(net) => Box::new(NetworkEvaluator::new(net, model.device.clone(), opts.seed)),
                             Err(e) => {
                                 *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
@@ -171,7 +166,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
     Ok(written.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// The network a worker thread plays with: the newest model of `run/models`, reloaded when a newer one lands,
+/// The network a worker thread plays with: the newest model of the run, reloaded when a newer one lands,
 /// or a seeded random initialisation while there is none.
 struct LoadedModel {
     device: burn::tensor::Device,
@@ -186,7 +181,7 @@ impl LoadedModel {
     }
 
     fn refresh(&mut self, opts: &WorkerOptions) -> Result<Network, WorkerError> {
-        let newest = newest_model(&opts.run.join("models"));
+        let newest = newest_model(&opts.run.models());
         if self.path.as_ref() != Some(&newest) || self.net.is_none() {
             let (net, step) = match &newest {
                 Some(p) => {
@@ -226,7 +221,7 @@ mod tests {
 
     fn options(run: &Path, games: u64, threads: usize) -> WorkerOptions {
         WorkerOptions {
-            run: run.to_path_buf(),
+            run: RunDir::new(run),
             rules: Rules::othello().with_size(6).unwrap(),
             config: SelfPlayConfig { simulations: 16, games_per_shard: 3, ..Default::default() },
             games,
@@ -238,7 +233,7 @@ mod tests {
     }
 
     fn games(run: &Path) -> Vec<(u64, Vec<u64>)> {
-        let (shards, bad) = read_shards(&run.join("replay"));
+        let (shards, bad) = read_shards(&RunDir::new(run).replay());
         assert!(bad.is_empty(), "{bad:?}");
         let mut by_game: std::collections::BTreeMap<u64, Vec<u64>> = Default::default();
         for (_, s) in &shards {
@@ -255,15 +250,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oz-worker-net-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         let mut opts = options(&dir, 2, 1);
-        opts.config.evaluator = "network".into();
+        opts.config.evaluator = LeafEvaluator::Network;
         run_twice_same(&opts);
         let device = burn::tensor::Device::flex();
         let net = NetConfig::new(1, 8).init_seeded(&device, 99);
-        let info = crate::model::ModelInfo { architecture: NetConfig::new(1, 8), step: 42, samples: 0, training: None };
-        crate::model::save_model(&dir.join("models"), &net, &info).unwrap();
+        let info = othello_net::ModelInfo { architecture: NetConfig::new(1, 8), step: 42, samples: 0, training: None };
+        othello_net::save_model(&opts.run.models(), &net, &info).unwrap();
         opts.games = 4;
         run(&opts, &Progress::default()).unwrap();
-        let (shards, _) = read_shards(&dir.join("replay"));
+        let (shards, _) = read_shards(&opts.run.replay());
         let models: std::collections::BTreeSet<u64> = shards.iter().flat_map(|(_, s)| s.model.clone()).collect();
         assert_eq!(models, [0, 42].into_iter().collect(), "games 0-1 by the random init, 2-3 by model 42");
         let _ = std::fs::remove_dir_all(&dir);
@@ -271,11 +266,15 @@ mod tests {
 
     fn run_twice_same(opts: &WorkerOptions) {
         run(opts, &Progress::default()).unwrap();
-        let first = games(&opts.run);
-        let other = opts.run.with_extension("again");
+        let first = games(opts.run.root());
+        let other = opts.run.root().with_extension("again");
         let _ = std::fs::remove_dir_all(&other);
-        let again =
-            WorkerOptions { run: other.clone(), config: opts.config.clone(), network: opts.network.clone(), ..*opts };
+        let again = WorkerOptions {
+            run: RunDir::new(&other),
+            config: opts.config.clone(),
+            network: opts.network.clone(),
+            ..*opts
+        };
         run(&again, &Progress::default()).unwrap();
         assert_eq!(games(&other), first, "reproducible");
         let _ = std::fs::remove_dir_all(&other);

@@ -4,8 +4,7 @@
 use burn::tensor::Device;
 use othello_core::wthor::WthorGame;
 use othello_core::{Position, Rules, Symmetry};
-use othello_selfplay::net_evaluator::NetworkEvaluator;
-use othello_selfplay::network::Network;
+use othello_net::{predict, Network};
 
 use crate::import::expert_positions;
 
@@ -39,12 +38,11 @@ pub fn expert_agreement(net: &Network, device: &Device, games: &[WthorGame]) -> 
                 .map(|(_, pos, sq)| (rules, pos, sq)),
         );
     }
-    let evaluator = NetworkEvaluator::new(net.clone(), device.clone(), 0);
     let mut result = Agreement::default();
     for chunk in decisions.chunks(256) {
         let Some(&(rules, _, _)) = chunk.first() else { continue };
         let positions: Vec<Position> = chunk.iter().map(|(_, p, _)| *p).collect();
-        let evals = evaluator.evaluate_with(&rules, &positions, &vec![Symmetry::IDENTITY; positions.len()]);
+        let evals = predict(net, device, &rules, &positions, &vec![Symmetry::IDENTITY; positions.len()]);
         for ((rules, pos, expert), eval) in chunk.iter().zip(evals) {
             let legal = rules.legal_moves(pos);
             let best = legal.into_iter().max_by(|a, b| eval.policy[a.index()].total_cmp(&eval.policy[b.index()]));

@@ -1,11 +1,9 @@
 //! Training batches: positions drawn from the replay window, each seen through a random symmetry of the board
 //! (planes, policy target, legal-move mask and ownership transformed together), as flat host arrays.
 
-use othello_core::{Bitboard, Color, Position, Square, Symmetry};
-use othello_selfplay::evaluator::POLICY_SIZE;
-use othello_selfplay::net_evaluator::encode;
-use othello_selfplay::network::PLANES;
-use othello_selfplay::shard::{unpack_rules, Shard};
+use othello_core::{Bitboard, Color, Position, Square, Symmetry, POLICY_SIZE};
+use othello_net::{encode, PLANES};
+use othello_run::shard::{unpack_rules, Shard};
 use rand::Rng;
 
 use crate::window::ReplayWindow;
@@ -133,9 +131,8 @@ impl Batch {
 mod tests {
     use super::*;
     use othello_core::Rules;
-    use othello_selfplay::evaluator::RolloutEvaluator;
-    use othello_selfplay::shard::Provenance;
-    use othello_selfplay::{play_game, SelfPlayConfig};
+    use othello_run::Provenance;
+    use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
 
     fn shard(rules: Rules) -> Shard {
         let config = SelfPlayConfig { simulations: 16, ..Default::default() };

@@ -5,10 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use othello_core::wthor::{WthorFile, WthorGame};
-use othello_core::{Game, Move};
-use othello_selfplay::evaluator::POLICY_SIZE;
-use othello_selfplay::shard::{Provenance, Shard, ShardError};
-use othello_selfplay::{GameRecord, PositionRecord};
+use othello_core::{Game, Move, POLICY_SIZE};
+use othello_run::{GameRecord, PositionRecord, Provenance, Shard, ShardError};
 use thiserror::Error;
 
 #[derive(Debug, Error)]

@@ -4,16 +4,17 @@
 
 pub mod agreement;
 pub mod batch;
-pub mod bench;
-pub mod config;
 pub mod export;
 pub mod import;
 pub mod log;
 pub mod loss;
 pub mod onnx;
 pub mod plot;
+pub mod throughput;
+pub mod train_config;
 pub mod trainer;
 pub mod window;
 
-pub use config::TrainConfig;
-pub use trainer::{Event, LogLine, Stop, TrainError, TrainOptions, Trainer};
+pub use log::LogLine;
+pub use train_config::{Decay, Optimizer, TrainConfig};
+pub use trainer::{Event, Stop, TrainError, TrainOptions, Trainer};

@@ -7,11 +7,11 @@ use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 
-use othello_selfplay::atomic::write_atomic;
+use othello_run::{write_atomic, RunDir};
 use tensorboard_rs::summary_writer::SummaryWriter;
 use thiserror::Error;
 
-use crate::trainer::LogLine;
+use crate::loss::StepFigures;
 
 #[derive(Debug, Error)]
 #[error("training log {}: {problem}", path.display())]
@@ -37,6 +37,18 @@ pub const COLUMNS: [&str; 13] = [
     "value_accuracy",
 ];
 
+/// One line of the training log: the means since the previous line.
+#[derive(Clone, Debug, Default)]
+pub struct LogLine {
+    pub step: u64,
+    pub samples: u64,
+    pub learning_rate: f64,
+    pub window: u64,
+    pub positions: u64,
+    pub samples_per_second: f64,
+    pub figures: StepFigures,
+}
+
 pub struct RunLog {
     csv: File,
     csv_path: PathBuf,
@@ -46,10 +58,10 @@ pub struct RunLog {
 impl RunLog {
     /// Opens the log of a run continuing after `step`: lines of later steps (written after the checkpoint a
     /// killed trainer resumes from) are dropped.
-    pub fn open(dir: &Path, step: u64) -> Result<RunLog, LogError> {
-        let csv_path = dir.join("scalars.csv");
+    pub fn open(run: &RunDir, step: u64) -> Result<RunLog, LogError> {
+        let (dir, csv_path) = (run.logs(), run.scalars());
         let err = |problem: String| LogError { path: csv_path.clone(), problem };
-        std::fs::create_dir_all(dir).map_err(|e| err(format!("creating {}: {e}", dir.display())))?;
+        std::fs::create_dir_all(&dir).map_err(|e| err(format!("creating {}: {e}", dir.display())))?;
         let header = COLUMNS.join(",");
         let mut kept = vec![header.clone()];
         if let Ok(file) = File::open(&csv_path) {
@@ -70,7 +82,7 @@ impl RunLog {
         }
         write_atomic(&csv_path, (kept.join("\n") + "\n").as_bytes()).map_err(|e| err(e.to_string()))?;
         let csv = OpenOptions::new().append(true).open(&csv_path).map_err(|e| err(e.to_string()))?;
-        Ok(RunLog { csv, csv_path, tensorboard: SummaryWriter::new(dir) })
+        Ok(RunLog { csv, csv_path, tensorboard: SummaryWriter::new(&dir) })
     }
 
     pub fn write(&mut self, line: &LogLine) -> Result<(), LogError> {

@@ -3,11 +3,11 @@
 
 use burn::tensor::activation::log_softmax;
 use burn::tensor::{Device, Tensor, TensorData};
-use othello_selfplay::evaluator::POLICY_SIZE;
-use othello_selfplay::network::{Network, PLANES};
+use othello_core::POLICY_SIZE;
+use othello_net::{Network, PLANES};
 
 use crate::batch::Batch;
-use crate::config::TrainConfig;
+use crate::train_config::TrainConfig;
 
 /// The figures of one step (or the mean of several).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]

@@ -67,5 +67,5 @@ pub fn plot_curves(csv: &Path, svg: &Path) -> Result<(), String> {
         }
         root.present().map_err(|e| e.to_string())?;
     }
-    othello_selfplay::atomic::write_atomic(svg, text.as_bytes()).map_err(|e| e.to_string())
+    othello_run::write_atomic(svg, text.as_bytes()).map_err(|e| e.to_string())
 }

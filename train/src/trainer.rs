@@ -12,15 +12,15 @@ use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::tensor::Device;
 use othello_core::playout::game_rng;
 use othello_core::Rules;
-use othello_selfplay::model::{load_model, model_stem, newest_model, save_model, ModelError, ModelInfo, TrainingInfo};
-use othello_selfplay::network::{NetConfig, Network};
-use othello_selfplay::shard::ShardError;
+use othello_net::checkpoint::model_stem;
+use othello_net::{load_model, newest_model, save_model, ModelError, ModelInfo, NetConfig, Network, TrainingInfo};
+use othello_run::{temp_path, RunDir, ShardError};
 use thiserror::Error;
 
 use crate::batch::{Batch, SquareMaps};
-use crate::config::TrainConfig;
-use crate::log::{LogError, RunLog};
+use crate::log::{LogError, LogLine, RunLog};
 use crate::loss::{loss, StepFigures, Targets};
+use crate::train_config::{Optimizer, TrainConfig};
 use crate::window::ReplayWindow;
 
 #[derive(Debug, Error)]
@@ -38,7 +38,7 @@ pub enum TrainError {
 /// What a trainer is asked to do.
 #[derive(Clone, Debug)]
 pub struct TrainOptions {
-    pub run: PathBuf,
+    pub run: RunDir,
     pub rules: Rules,
     pub network: NetConfig,
     pub config: TrainConfig,
@@ -67,18 +67,6 @@ pub enum Event<'a> {
     },
     Logged(&'a LogLine),
     Checkpoint(&'a Path),
-}
-
-/// One line of the training log: the means since the previous line.
-#[derive(Clone, Debug, Default)]
-pub struct LogLine {
-    pub step: u64,
-    pub samples: u64,
-    pub learning_rate: f64,
-    pub window: u64,
-    pub positions: u64,
-    pub samples_per_second: f64,
-    pub figures: StepFigures,
 }
 
 /// Why `run` returned.
@@ -111,7 +99,7 @@ impl Trainer {
     pub fn open(opts: TrainOptions) -> Result<Trainer, TrainError> {
         opts.config.validate().map_err(TrainError::Config)?;
         let device = opts.device.clone().autodiff();
-        let models = opts.run.join("models");
+        let models = opts.run.models();
         let mut optim = new_optimizer(&opts.config);
         let (net, step, samples, resumed) = match newest_model(&models) {
             Some(path) => {
@@ -126,9 +114,9 @@ impl Trainer {
             }
             None => (opts.network.init_seeded(&device, opts.seed), 0, 0, None),
         };
-        let log = RunLog::open(&opts.run.join("logs"), step)?;
+        let log = RunLog::open(&opts.run, step)?;
         Ok(Trainer {
-            window: ReplayWindow::new(&opts.run.join("replay")),
+            window: ReplayWindow::new(&opts.run.replay()),
             device,
             net,
             optim,
@@ -251,14 +239,14 @@ impl Trainer {
     /// Writes the checkpoint of the current step (unless it exists): optimiser state, weights, then the sidecar
     /// that makes the model visible. Then drops optimiser states beyond the configured number.
     fn checkpoint(&mut self, figures: &StepFigures, on_event: &mut dyn FnMut(Event)) -> Result<(), TrainError> {
-        let models = self.opts.run.join("models");
+        let models = self.opts.run.models();
         let stem = model_stem(self.step);
         if models.join(format!("{stem}.json")).exists() {
             return Ok(());
         }
         let state_name = format!("optimizer-{:09}.bpk", self.step);
         let state = models.join(&state_name);
-        let tmp = othello_selfplay::atomic::temp_path(&state);
+        let tmp = temp_path(&state);
         let fail = |problem: String| TrainError::Optimizer { path: state.clone(), problem };
         std::fs::create_dir_all(&models).map_err(|e| fail(format!("creating {}: {e}", models.display())))?;
         self.optim.save(&tmp).map_err(|e| fail(format!("{e:?}")))?;
@@ -279,9 +267,9 @@ impl Trainer {
         };
         let sidecar = save_model(&models, &self.net.valid(), &info)?;
         self.prune_optimizer_states(&models);
-        let logs = self.opts.run.join("logs");
-        crate::plot::plot_curves(&logs.join("scalars.csv"), &logs.join("curves.svg"))
-            .map_err(|problem| LogError { path: logs.join("curves.svg"), problem })?;
+        let curves = self.opts.run.curves();
+        crate::plot::plot_curves(&self.opts.run.scalars(), &curves)
+            .map_err(|problem| LogError { path: curves.clone(), problem })?;
         on_event(Event::Checkpoint(&sidecar));
         Ok(())
     }
@@ -335,12 +323,12 @@ impl Interval {
 }
 
 fn new_optimizer(c: &TrainConfig) -> ModuleOptimizer {
-    match c.optimizer.as_str() {
-        "sgd" => SgdConfig::new()
+    match c.optimizer {
+        Optimizer::Sgd => SgdConfig::new()
             .with_momentum(Some(MomentumConfig::new().with_momentum(c.momentum).with_dampening(0.0)))
             .with_weight_decay(Some(WeightDecayConfig::new(c.weight_decay)))
             .init(),
-        _ => AdamWConfig::new().with_weight_decay(c.weight_decay).init(),
+        Optimizer::Adamw => AdamWConfig::new().with_weight_decay(c.weight_decay).init(),
     }
 }
 
@@ -357,26 +345,25 @@ pub fn fingerprint(text: &str) -> String {
 mod tests {
     use super::*;
     use burn::tensor::Tensor;
-    use othello_selfplay::evaluator::RolloutEvaluator;
-    use othello_selfplay::shard::{Provenance, Shard};
-    use othello_selfplay::{play_game, SelfPlayConfig};
+    use othello_run::{Provenance, Shard};
+    use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
 
-    fn run_with_games(name: &str, games: u64) -> PathBuf {
-        let run = std::env::temp_dir().join(format!("oz-trainer-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&run);
+    fn run_with_games(name: &str, games: u64) -> RunDir {
+        let run = RunDir::new(std::env::temp_dir().join(format!("oz-trainer-{name}-{}", std::process::id())));
+        let _ = std::fs::remove_dir_all(run.root());
         let config = SelfPlayConfig { simulations: 8, ..Default::default() };
         let mut shard = Shard::default();
         for g in 0..games {
             let record = play_game(Rules::othello(), &mut RolloutEvaluator::new(g, 1), &config, g);
             shard.push_game(&record, Provenance { model: 0, game: g, worker: 0 });
         }
-        shard.write_atomic(&run.join("replay"), "s.npz").unwrap();
+        shard.write_atomic(&run.replay(), "s.npz").unwrap();
         run
     }
 
-    fn options(run: &Path) -> TrainOptions {
+    fn options(run: &RunDir) -> TrainOptions {
         TrainOptions {
-            run: run.to_path_buf(),
+            run: run.clone(),
             rules: Rules::othello(),
             network: NetConfig::new(1, 8),
             config: TrainConfig {
@@ -410,27 +397,27 @@ mod tests {
     /// the weights all carry over.
     #[test]
     fn a_reopened_trainer_continues_like_an_uninterrupted_one() {
-        resumes_exactly("adamw");
+        resumes_exactly(Optimizer::Adamw);
     }
 
     #[test]
     fn a_reopened_sgd_trainer_continues_like_an_uninterrupted_one() {
-        resumes_exactly("sgd");
+        resumes_exactly(Optimizer::Sgd);
     }
 
-    fn resumes_exactly(optimizer: &str) {
-        let run = run_with_games(optimizer, 4);
-        let options = |run: &Path| {
+    fn resumes_exactly(optimizer: Optimizer) {
+        let run = run_with_games(&format!("{optimizer:?}"), 4);
+        let options = |run: &RunDir| {
             let mut o = options(run);
-            o.config.optimizer = optimizer.into();
-            o.config.learning_rate = if optimizer == "sgd" { 0.05 } else { 1e-3 };
+            o.config.optimizer = optimizer;
+            o.config.learning_rate = if optimizer == Optimizer::Sgd { 0.05 } else { 1e-3 };
             o
         };
         let mut straight = Trainer::open(options(&run)).unwrap();
         straight.run(Some(30), &mut |_| {}).unwrap();
         let expected = outputs(straight.network());
-        std::fs::remove_dir_all(run.join("models")).unwrap();
-        std::fs::remove_dir_all(run.join("logs")).unwrap();
+        std::fs::remove_dir_all(run.models()).unwrap();
+        std::fs::remove_dir_all(run.logs()).unwrap();
 
         let mut first = Trainer::open(options(&run)).unwrap();
         first.run(Some(20), &mut |_| {}).unwrap();
@@ -444,10 +431,10 @@ mod tests {
         assert!(diff < 1e-4, "resumed run differs by {diff}");
 
         // Without its optimiser state (momentum, moments) the same resume goes elsewhere: the check above can fail.
-        std::fs::remove_dir_all(run.join("models")).unwrap();
+        std::fs::remove_dir_all(run.models()).unwrap();
         let mut first = Trainer::open(options(&run)).unwrap();
         first.run(Some(20), &mut |_| {}).unwrap();
-        for e in std::fs::read_dir(run.join("models")).unwrap() {
+        for e in std::fs::read_dir(run.models()).unwrap() {
             let p = e.unwrap().path();
             if p.to_string_lossy().contains("optimizer-") {
                 std::fs::remove_file(p).unwrap();
@@ -460,10 +447,10 @@ mod tests {
         assert!(diff > 1e-3, "a fresh optimiser should differ, got {diff}");
 
         // The log holds each step once, in order.
-        let rows = crate::log::read_scalars(&run.join("logs/scalars.csv")).unwrap();
+        let rows = crate::log::read_scalars(&run.scalars()).unwrap();
         let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
         assert_eq!(steps, vec![5.0, 10.0, 15.0, 20.0, 25.0, 30.0]);
-        let _ = std::fs::remove_dir_all(&run);
+        let _ = std::fs::remove_dir_all(run.root());
     }
 
     #[test]
@@ -471,15 +458,15 @@ mod tests {
         let run = run_with_games("throttle", 1);
         let mut opts = options(&run);
         opts.config.samples_per_position = 2.0;
-        let positions = Shard::read(&run.join("replay/s.npz")).unwrap().len() as u64;
+        let positions = Shard::read(&run.replay().join("s.npz")).unwrap().len() as u64;
         let mut trainer = Trainer::open(opts).unwrap();
         assert_eq!(trainer.run(None, &mut |_| {}).unwrap(), Stop::Starved);
         assert_eq!(trainer.samples, 2 * positions / 16 * 16);
         // The checkpoint written on stopping records the losses of the steps since the last log line.
-        let newest = newest_model(&run.join("models")).unwrap();
-        let losses = othello_selfplay::model::read_info(&newest).unwrap().training.unwrap().losses;
+        let newest = newest_model(&run.models()).unwrap();
+        let losses = othello_net::read_info(&newest).unwrap().training.unwrap().losses;
         assert!(losses["policy_loss"] > 0.1 && losses["value_loss"] > 0.0, "{losses:?}");
-        let _ = std::fs::remove_dir_all(&run);
+        let _ = std::fs::remove_dir_all(run.root());
     }
 
     #[test]
@@ -491,6 +478,6 @@ mod tests {
         opts.network = NetConfig::new(2, 8);
         let err = Trainer::open(opts).err().unwrap().to_string();
         assert!(err.contains("model-000000010.bpk") && err.contains("1x8") && err.contains("2x8"), "{err}");
-        let _ = std::fs::remove_dir_all(&run);
+        let _ = std::fs::remove_dir_all(run.root());
     }
 }

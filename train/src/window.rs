@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use othello_selfplay::shard::{Shard, ShardError};
+use othello_run::{Shard, ShardError};
 use rand::Rng;
 
 /// Shards that arrived, oldest first, and how many positions arrived in all (evicted shards included).
@@ -112,9 +112,8 @@ impl ReplayWindow {
 mod tests {
     use super::*;
     use othello_core::Rules;
-    use othello_selfplay::evaluator::RolloutEvaluator;
-    use othello_selfplay::shard::Provenance;
-    use othello_selfplay::{play_game, SelfPlayConfig};
+    use othello_run::Provenance;
+    use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
     use rand::SeedableRng;
 
     fn shard_of_game(seed: u64) -> Shard {

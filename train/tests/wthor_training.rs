@@ -7,7 +7,8 @@ use burn::module::Module;
 use burn::tensor::Device;
 use othello_core::wthor::WthorFile;
 use othello_core::Rules;
-use othello_selfplay::network::NetConfig;
+use othello_net::NetConfig;
+use othello_run::RunDir;
 use othello_train::agreement::expert_agreement;
 use othello_train::import::import_wthor;
 use othello_train::log::read_scalars;
@@ -20,9 +21,9 @@ fn wthor(year: u32) -> PathBuf {
 
 #[test]
 fn training_on_expert_games_learns_expert_moves() {
-    let run = std::env::temp_dir().join(format!("oz-wthor-training-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&run);
-    let report = import_wthor(&[wthor(1985)], &run.join("replay"), 200).unwrap();
+    let run = RunDir::new(std::env::temp_dir().join(format!("oz-wthor-training-{}", std::process::id())));
+    let _ = std::fs::remove_dir_all(run.root());
+    let report = import_wthor(&[wthor(1985)], &run.replay(), 200).unwrap();
     assert!(report.positions > 50_000, "{report:?}");
 
     let network = NetConfig::new(2, 32);
@@ -55,7 +56,7 @@ fn training_on_expert_games_learns_expert_moves() {
     assert_eq!(trainer.run(Some(300), &mut |_| {}).unwrap(), Stop::Steps);
 
     // The policy loss falls: the last three logged means are well below the first three.
-    let rows = read_scalars(&run.join("logs/scalars.csv")).unwrap();
+    let rows = read_scalars(&run.scalars()).unwrap();
     assert_eq!(rows.len(), 12);
     let policy = |r: &[Vec<f64>]| r.iter().map(|row| row[7]).sum::<f64>() / r.len() as f64;
     let (early, late) = (policy(&rows[..3]), policy(&rows[9..]));
@@ -72,5 +73,5 @@ fn training_on_expert_games_learns_expert_moves() {
     assert!(after.positions > 10_000);
     assert!(after.rate() > after.random_rate() + 0.08, "{after:?}");
     assert!(after.rate() > before.rate() + 0.05, "{before:?} -> {after:?}");
-    let _ = std::fs::remove_dir_all(&run);
+    let _ = std::fs::remove_dir_all(run.root());
 }

@@ -1,0 +1,155 @@
+//! Model checkpoints in `RUN/models` ([`othello_run::RunDir::models`]): the weights (`model-<step>.bpk`, Burn's
+//! burnpack format) and a JSON sidecar (`model-<step>.json`) that records the architecture, so that loading into
+//! another architecture fails with a clear message. A model exists once its sidecar does: weights first, then the
+//! sidecar, each written atomically.
+
+use std::path::{Path, PathBuf};
+
+use burn::module::Module;
+use burn::tensor::Device;
+use othello_run::atomic::{temp_path, write_atomic};
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::network::{NetConfig, Network};
+
+#[derive(Debug, Error)]
+#[error("model {}: {problem}", path.display())]
+pub struct ModelError {
+    pub path: PathBuf,
+    pub problem: String,
+}
+
+/// The sidecar of a checkpoint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ModelInfo {
+    pub architecture: NetConfig,
+    /// Training step (0 for a fresh random initialisation).
+    pub step: u64,
+    /// Training samples seen.
+    pub samples: u64,
+    /// What the trainer knew when it wrote the checkpoint (absent for a random initialisation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub training: Option<TrainingInfo>,
+}
+
+/// The trainer's part of a sidecar.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TrainingInfo {
+    /// The rules of the run (`Rules`'s string form).
+    pub rules: String,
+    /// Self-play positions that had arrived, and the replay window's size, at this step.
+    pub positions_seen: u64,
+    pub window: u64,
+    /// Mean losses over the last logging interval, by name.
+    pub losses: std::collections::BTreeMap<String, f32>,
+    /// FNV-1a hash of the run config the trainer ran with (hex), to tell runs apart.
+    pub config_hash: String,
+    /// The optimiser state file beside the weights (`optimizer-<step>.bpk`), while it is kept.
+    pub optimizer_state: Option<String>,
+}
+
+/// File stem of the model at `step`.
+pub fn model_stem(step: u64) -> String {
+    format!("model-{step:09}")
+}
+
+/// Saves `net` as `dir/model-<step>.{bpk,json}`; returns the sidecar's path.
+pub fn save_model(dir: &Path, net: &Network, info: &ModelInfo) -> Result<PathBuf, ModelError> {
+    let stem = model_stem(info.step);
+    let (weights, sidecar) = (dir.join(format!("{stem}.bpk")), dir.join(format!("{stem}.json")));
+    let err = |path: &Path, problem: String| ModelError { path: path.to_path_buf(), problem };
+    std::fs::create_dir_all(dir).map_err(|e| err(dir, format!("creating the directory: {e}")))?;
+    let tmp_weights = temp_path(&weights);
+    net.clone().save_file(&tmp_weights).map_err(|e| err(&weights, format!("writing the weights: {e:?}")))?;
+    std::fs::rename(&tmp_weights, &weights).map_err(|e| err(&weights, e.to_string()))?;
+    let json = serde_json::to_string_pretty(info).map_err(|e| err(&sidecar, e.to_string()))?;
+    write_atomic(&sidecar, json.as_bytes()).map_err(|e| err(&sidecar, e.to_string()))?;
+    Ok(sidecar)
+}
+
+/// Reads a sidecar (given the `.json` or the `.bpk` path).
+pub fn read_info(path: &Path) -> Result<ModelInfo, ModelError> {
+    let sidecar = path.with_extension("json");
+    let err = |problem: String| ModelError { path: sidecar.clone(), problem };
+    let text = std::fs::read_to_string(&sidecar).map_err(|e| err(format!("reading the sidecar: {e}")))?;
+    serde_json::from_str(&text).map_err(|e| err(format!("bad sidecar: {e}")))
+}
+
+/// Loads a model; with `expected`, a checkpoint of another architecture is an error naming both.
+pub fn load_model(
+    path: &Path,
+    expected: Option<&NetConfig>,
+    device: &Device,
+) -> Result<(Network, ModelInfo), ModelError> {
+    let info = read_info(path)?;
+    let weights = path.with_extension("bpk");
+    if let Some(want) = expected {
+        if *want != info.architecture {
+            return Err(ModelError {
+                path: weights,
+                problem: format!(
+                    "it is a {}x{} network ({} input planes), the run expects {}x{} ({} input planes)",
+                    info.architecture.blocks,
+                    info.architecture.filters,
+                    info.architecture.input_planes,
+                    want.blocks,
+                    want.filters,
+                    want.input_planes
+                ),
+            });
+        }
+    }
+    let net = info
+        .architecture
+        .init(device)
+        .try_load_file(&weights)
+        .map_err(|e| ModelError { path: weights.clone(), problem: format!("reading the weights: {e:?}") })?;
+    Ok((net, info))
+}
+
+/// The newest model (highest step) in `dir`, if any.
+pub fn newest_model(dir: &Path) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(dir).ok()?;
+    entries
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.extension().is_some_and(|e| e == "json")
+                && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("model-"))
+        })
+        .max()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::predict::predict;
+    use crate::testing::{positions, tiny};
+    use othello_core::{Rules, Symmetry};
+
+    #[test]
+    fn checkpoints_round_trip_and_refuse_another_architecture() {
+        let (config, net, device) = tiny();
+        let dir = std::env::temp_dir().join(format!("oz-model-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let info = ModelInfo { architecture: config.clone(), step: 5, samples: 0, training: None };
+        let path = save_model(&dir, &net, &info).unwrap();
+        assert_eq!(newest_model(&dir), Some(path.clone()));
+        let (loaded, read) = load_model(&path, Some(&config), &device).unwrap();
+        assert_eq!(read, info);
+        let rules = Rules::othello();
+        let pos = positions(&rules);
+        let ids = vec![Symmetry::IDENTITY; pos.len()];
+        let a = predict(&net, &device, &rules, &pos, &ids);
+        let b = predict(&loaded, &device, &rules, &pos, &ids);
+        assert_eq!(a, b);
+        let err = load_model(&path, Some(&NetConfig::new(2, 8)), &device).unwrap_err();
+        assert!(err.to_string().contains("1x8") && err.to_string().contains("2x8"), "{err}");
+        // Damaged weights are an error, not a panic.
+        let weights = path.with_extension("bpk");
+        let bytes = std::fs::read(&weights).unwrap();
+        std::fs::write(&weights, &bytes[..bytes.len() / 3]).unwrap();
+        assert!(load_model(&path, None, &device).is_err());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

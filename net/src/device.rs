@@ -1,0 +1,98 @@
+//! The Burn device a stage runs on, chosen by name at run time: the same code runs on the CPU (flex) or, when the
+//! crate is built with the `wgpu` or `cuda` feature, on a GPU.
+
+use burn::tensor::Device;
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+/// A device by name, as configs (`device = "flex"`) and `--device` write it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DeviceChoice {
+    /// The CPU, through burn-flex (always built).
+    #[default]
+    #[serde(alias = "cpu")]
+    Flex,
+    /// A GPU through wgpu (Vulkan, Metal, DX12), in builds with the `wgpu` feature.
+    Wgpu,
+    /// An NVIDIA GPU through CUDA, in builds with the `cuda` feature.
+    Cuda,
+}
+
+#[derive(Debug, Error, PartialEq, Eq)]
+pub enum DeviceError {
+    #[error("device '{name}' is not in this build (available: {}; GPU backends need `--features wgpu` or `cuda`)", DeviceChoice::available().join(", "))]
+    NotBuilt { name: &'static str },
+    #[error("unknown device '{0}' (expected flex, wgpu or cuda)")]
+    Unknown(String),
+}
+
+impl DeviceChoice {
+    pub fn name(self) -> &'static str {
+        match self {
+            DeviceChoice::Flex => "flex",
+            DeviceChoice::Wgpu => "wgpu",
+            DeviceChoice::Cuda => "cuda",
+        }
+    }
+
+    /// The device, or an error naming what this build has.
+    pub fn device(self) -> Result<Device, DeviceError> {
+        match self {
+            DeviceChoice::Flex => Ok(Device::flex()),
+            #[cfg(feature = "wgpu")]
+            DeviceChoice::Wgpu => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
+            #[cfg(feature = "cuda")]
+            DeviceChoice::Cuda => Ok(Device::cuda(0)),
+            #[allow(unreachable_patterns)]
+            other => Err(DeviceError::NotBuilt { name: other.name() }),
+        }
+    }
+
+    /// The device names this build knows.
+    pub fn available() -> Vec<&'static str> {
+        let mut names = vec!["flex"];
+        if cfg!(feature = "wgpu") {
+            names.push("wgpu");
+        }
+        if cfg!(feature = "cuda") {
+            names.push("cuda");
+        }
+        names
+    }
+}
+
+impl std::str::FromStr for DeviceChoice {
+    type Err = DeviceError;
+    fn from_str(s: &str) -> Result<DeviceChoice, DeviceError> {
+        match s {
+            "flex" | "cpu" => Ok(DeviceChoice::Flex),
+            "wgpu" => Ok(DeviceChoice::Wgpu),
+            "cuda" => Ok(DeviceChoice::Cuda),
+            other => Err(DeviceError::Unknown(other.to_string())),
+        }
+    }
+}
+
+impl std::fmt::Display for DeviceChoice {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn devices_not_built_or_unknown_are_refused_with_the_list() {
+        assert!(DeviceChoice::Flex.device().is_ok());
+        assert_eq!("cpu".parse(), Ok(DeviceChoice::Flex));
+        let err = "tpu".parse::<DeviceChoice>().unwrap_err().to_string();
+        assert!(err.contains("tpu") && err.contains("flex"), "{err}");
+        if !cfg!(feature = "cuda") {
+            let err = DeviceChoice::Cuda.device().unwrap_err().to_string();
+            assert!(err.contains("cuda") && err.contains("available: flex"), "{err}");
+        }
+    }
+}

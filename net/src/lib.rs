@@ -1,0 +1,18 @@
+//! The network, as every stage sees it: the input planes of a position ([`planes`]), the residual network and its
+//! heads ([`network`]), one forward pass over positions mapped back through their symmetries ([`predict`]),
+//! checkpoints with their sidecar in `RUN/models` ([`checkpoint`]), and the Burn device a stage runs on
+//! ([`device`]).
+
+pub mod checkpoint;
+pub mod device;
+pub mod network;
+pub mod planes;
+pub mod predict;
+#[cfg(test)]
+mod testing;
+
+pub use checkpoint::{load_model, newest_model, read_info, save_model, ModelError, ModelInfo, TrainingInfo};
+pub use device::{DeviceChoice, DeviceError};
+pub use network::{NetConfig, Network, Output};
+pub use planes::{encode, PLANES};
+pub use predict::{predict, Prediction};

@@ -1,0 +1,152 @@
+//! The residual network: input planes -> residual tower -> policy (64 squares + pass), value (tanh), and the
+//! auxiliary heads known to speed up learning in Othello (final disc margin, final ownership of each square).
+//!
+//! Every board size uses the 8x8 grid (a smaller board sits in its top-left corner, marked by the board plane),
+//! so the policy always has 65 entries in bitboard order ([`othello_core::POLICY_SIZE`]).
+
+use burn::module::Module;
+use burn::nn::conv::{Conv2d, Conv2dConfig};
+use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::tensor::activation::{relu, tanh};
+use burn::tensor::{Device, Tensor};
+use serde::{Deserialize, Serialize};
+
+use crate::planes::PLANES;
+
+/// The architecture: what a checkpoint must match to be loaded.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct NetConfig {
+    pub blocks: usize,
+    pub filters: usize,
+    pub input_planes: usize,
+    pub value_hidden: usize,
+}
+
+impl Default for NetConfig {
+    /// 4 residual blocks of 64 filters.
+    fn default() -> NetConfig {
+        NetConfig::new(4, 64)
+    }
+}
+
+impl NetConfig {
+    pub fn new(blocks: usize, filters: usize) -> NetConfig {
+        NetConfig { blocks, filters, input_planes: PLANES.len(), value_hidden: 64 }
+    }
+
+    pub fn init(&self, device: &Device) -> Network {
+        let conv = |cin, cout, k: usize| {
+            let pad = k / 2;
+            Conv2dConfig::new([cin, cout], [k, k])
+                .with_padding(PaddingConfig2d::Explicit(pad, pad, pad, pad))
+                .with_bias(false)
+                .init(device)
+        };
+        let f = self.filters;
+        Network {
+            stem: ConvBn { conv: conv(self.input_planes, f, 3), bn: BatchNormConfig::new(f).init(device) },
+            tower: (0..self.blocks)
+                .map(|_| ResBlock {
+                    a: ConvBn { conv: conv(f, f, 3), bn: BatchNormConfig::new(f).init(device) },
+                    b: ConvBn { conv: conv(f, f, 3), bn: BatchNormConfig::new(f).init(device) },
+                })
+                .collect(),
+            policy_conv: ConvBn { conv: conv(f, 2, 1), bn: BatchNormConfig::new(2).init(device) },
+            policy_fc: LinearConfig::new(2 * 64, 65).init(device),
+            value_conv: ConvBn { conv: conv(f, 1, 1), bn: BatchNormConfig::new(1).init(device) },
+            value_fc: LinearConfig::new(64, self.value_hidden).init(device),
+            value_out: LinearConfig::new(self.value_hidden, 1).init(device),
+            margin_out: LinearConfig::new(self.value_hidden, 1).init(device),
+            ownership_conv: Conv2dConfig::new([f, 1], [1, 1]).init(device),
+        }
+    }
+
+    /// A random initialisation that the same seed reproduces. Burn's CPU random state is process-wide, so
+    /// seeded initialisations take turns.
+    pub fn init_seeded(&self, device: &Device, seed: u64) -> Network {
+        static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+        let _turn = INIT.lock().unwrap_or_else(|e| e.into_inner());
+        device.seed(seed);
+        let net = self.init(device);
+        // Parameters are created lazily, on first use: use them all now, while the seed is ours.
+        let _ = net.forward(Tensor::zeros([1, self.input_planes, 8, 8], device));
+        net
+    }
+
+    /// Multiply-adds of one forward pass for one position (convolutions and linear layers), for GFLOP/s figures.
+    pub fn flops_per_position(&self) -> f64 {
+        let f = self.filters as f64;
+        let conv3 = |cin: f64, cout: f64| 64.0 * cin * cout * 9.0;
+        let macs = conv3(self.input_planes as f64, f)
+            + self.blocks as f64 * 2.0 * conv3(f, f)
+            + 64.0 * f * 2.0
+            + 128.0 * 65.0
+            + 64.0 * f
+            + 64.0 * self.value_hidden as f64
+            + 2.0 * self.value_hidden as f64
+            + 64.0 * f;
+        2.0 * macs
+    }
+}
+
+#[derive(Module, Debug)]
+pub struct ConvBn {
+    conv: Conv2d,
+    bn: BatchNorm,
+}
+
+impl ConvBn {
+    fn forward(&self, x: Tensor<4>) -> Tensor<4> {
+        self.bn.forward(self.conv.forward(x))
+    }
+}
+
+#[derive(Module, Debug)]
+pub struct ResBlock {
+    a: ConvBn,
+    b: ConvBn,
+}
+
+#[derive(Module, Debug)]
+pub struct Network {
+    stem: ConvBn,
+    tower: Vec<ResBlock>,
+    policy_conv: ConvBn,
+    policy_fc: Linear,
+    value_conv: ConvBn,
+    value_fc: Linear,
+    value_out: Linear,
+    margin_out: Linear,
+    ownership_conv: Conv2d,
+}
+
+/// The network's outputs for a batch of B positions.
+pub struct Output {
+    /// [B, 65] policy logits (64 squares in bitboard order, then the pass).
+    pub policy: Tensor<2>,
+    /// [B, 1] value in [-1, 1].
+    pub value: Tensor<2>,
+    /// [B, 1] final disc margin / 64.
+    pub margin: Tensor<2>,
+    /// [B, 64] final ownership in [-1, 1].
+    pub ownership: Tensor<2>,
+}
+
+impl Network {
+    /// `input`: [B, planes, 8, 8].
+    pub fn forward(&self, input: Tensor<4>) -> Output {
+        let [b, _, _, _] = input.dims();
+        let mut x = relu(self.stem.forward(input));
+        for block in &self.tower {
+            let y = relu(block.a.forward(x.clone()));
+            x = relu(block.b.forward(y) + x);
+        }
+        let policy = self.policy_fc.forward(relu(self.policy_conv.forward(x.clone())).reshape([b, 128]));
+        let v = relu(self.value_fc.forward(relu(self.value_conv.forward(x.clone())).reshape([b, 64])));
+        let value = tanh(self.value_out.forward(v.clone()));
+        let margin = self.margin_out.forward(v);
+        let ownership = tanh(self.ownership_conv.forward(x)).reshape([b, 64]);
+        Output { policy, value, margin, ownership }
+    }
+}

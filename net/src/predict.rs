@@ -1,0 +1,102 @@
+//! The network's answer for positions: one forward pass over a batch, each position seen through a symmetry, the
+//! policy mapped back to the position's own squares.
+
+use burn::tensor::{Device, Tensor, TensorData};
+use othello_core::{Position, Rules, Symmetry, POLICY_SIZE};
+
+use crate::network::Network;
+use crate::planes::{encode, PLANES};
+
+/// The network's view of one position, from its side to move.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// The policy as unnormalised weights (the exponentials of the logits less their maximum), in the position's
+    /// own square order; squares off a smaller board are 0.
+    pub policy: [f32; POLICY_SIZE],
+    /// Expected result in [-1, 1].
+    pub value: f32,
+}
+
+/// One forward pass over `positions`, position i seen through `symmetries[i]`; results mapped back to the position.
+pub fn predict(
+    net: &Network,
+    device: &Device,
+    rules: &Rules,
+    positions: &[Position],
+    symmetries: &[Symmetry],
+) -> Vec<Prediction> {
+    let n = positions.len();
+    if n == 0 {
+        return vec![];
+    }
+    let mut planes = Vec::with_capacity(n * PLANES.len() * 64);
+    for (pos, &sym) in positions.iter().zip(symmetries) {
+        encode(rules, pos, sym, &mut planes);
+    }
+    let input = Tensor::<4>::from_data(TensorData::new(planes, [n, PLANES.len(), 8, 8]), device);
+    let out = net.forward(input);
+    let logits: Vec<f32> = out.policy.into_data().try_into_vec::<f32>().unwrap_or_default();
+    let board = rules.mask();
+    let values: Vec<f32> = out.value.into_data().try_into_vec::<f32>().unwrap_or_default();
+    (0..n)
+        .map(|i| {
+            let row = logits.get(i * POLICY_SIZE..(i + 1) * POLICY_SIZE).unwrap_or(&[]);
+            let inverse = symmetries[i].inverse();
+            let mut policy = [0.0f32; POLICY_SIZE];
+            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+            for (k, &logit) in row.iter().enumerate() {
+                // Output index k is a square of the transformed board (or the pass): map it back.
+                let target = match othello_core::Square::new(k as u8) {
+                    Some(sq) if board >> k & 1 == 1 => inverse.apply_square(sq, rules.size).index(),
+                    Some(_) => continue, // off a smaller board
+                    None => 64,
+                };
+                policy[target] = (logit - max).exp();
+            }
+            Prediction { policy, value: values.get(i).copied().unwrap_or(0.0) }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::network::NetConfig;
+    use crate::testing::{positions, tiny};
+
+    /// Seeing a position through a symmetry and mapping the policy back equals evaluating the transformed
+    /// position directly and transforming its policy: the bookkeeping of the symmetries is exact.
+    #[test]
+    fn symmetries_map_the_policy_back_to_the_position() {
+        let (_, net, device) = tiny();
+        for rules in [Rules::othello(), Rules::othello().with_size(6).unwrap()] {
+            let pos = positions(&rules);
+            for sym in Symmetry::ALL {
+                let through = predict(&net, &device, &rules, &pos, &vec![sym; pos.len()]);
+                let moved: Vec<Position> = pos.iter().map(|p| sym.apply_position(p, rules.size)).collect();
+                let direct = predict(&net, &device, &rules, &moved, &vec![Symmetry::IDENTITY; pos.len()]);
+                for (i, (a, b)) in through.iter().zip(&direct).enumerate() {
+                    assert!((a.value - b.value).abs() < 1e-5);
+                    for sq in othello_core::Bitboard(rules.mask()) {
+                        let t = sym.apply_square(sq, rules.size).index();
+                        assert!((a.policy[sq.index()] - b.policy[t]).abs() < 1e-5, "position {i} square {sq}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn seeded_initialisation_is_reproducible() {
+        let (_, a, device) = tiny();
+        let (_, b, _) = tiny();
+        let c = NetConfig::new(1, 8).init_seeded(&device, 8);
+        let rules = Rules::othello();
+        let pos = positions(&rules);
+        let ids = vec![Symmetry::IDENTITY; pos.len()];
+        let eval = |net: Network| predict(&net, &device, &rules, &pos, &ids);
+        let (ea, eb, ec) = (eval(a), eval(b), eval(c));
+        assert!(ea == eb, "the same seed gives the same network");
+        assert!(ea != ec, "another seed gives another network");
+    }
+}

@@ -1,0 +1,79 @@
+//! A finished game with the training targets of each of its positions: what a replay shard stores, whoever
+//! played the game (self-play, or expert games imported from WTHOR).
+
+use othello_core::{Game, Move, Outcome, Position, Rules, Status, POLICY_SIZE};
+use rand::{Rng, SeedableRng};
+
+/// One position of a game and what it teaches.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PositionRecord {
+    pub position: Position,
+    pub ply: u32,
+    /// Visit distribution of the search (or the solver's best moves), over the 64 squares and the pass.
+    pub policy: [f32; POLICY_SIZE],
+    /// A full search (a policy target to train on), not a cheap one.
+    pub full_search: bool,
+    /// Solved exactly by the endgame solver.
+    pub solved: bool,
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct GameRecord {
+    pub game: Game,
+    pub positions: Vec<PositionRecord>,
+    pub seed: u64,
+}
+
+impl GameRecord {
+    pub fn outcome(&self) -> Outcome {
+        self.game.outcome()
+    }
+    /// The result for the side to move in position `i`: 1 win, 0 draw, -1 loss.
+    pub fn value_target(&self, i: usize) -> f32 {
+        self.outcome().margin_for(self.positions[i].position.side).signum() as f32
+    }
+    /// The final disc margin for the side to move in position `i`.
+    pub fn margin_target(&self, i: usize) -> i32 {
+        self.outcome().margin_for(self.positions[i].position.side)
+    }
+    /// Final ownership of each square from the side to move in position `i`: 1 own, -1 opponent's, 0 empty.
+    pub fn ownership_target(&self, i: usize) -> [i8; 64] {
+        let last = self.game.position();
+        let side = self.positions[i].position.side;
+        let (mine, theirs) = (last.discs(side), last.discs(!side));
+        std::array::from_fn(|sq| (mine.0 >> sq & 1) as i8 - (theirs.0 >> sq & 1) as i8)
+    }
+
+    /// A game of seeded random moves, each position's policy target uniform over its legal moves and every other
+    /// one a full search (forced passes are not recorded, as in self-play): synthetic data in the shard format for
+    /// tests and benchmarks, made in microseconds.
+    pub fn random(rules: Rules, seed: u64) -> GameRecord {
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(seed);
+        let mut game = Game::new(rules);
+        let mut positions = vec![];
+        while !game.is_over() {
+            let mv = match game.status() {
+                Status::Moves(moves) => {
+                    let mut policy = [0.0; POLICY_SIZE];
+                    for sq in moves {
+                        policy[sq.index()] = 1.0 / moves.count() as f32;
+                    }
+                    let ply = game.moves().len() as u32;
+                    let position = *game.position();
+                    positions.push(PositionRecord {
+                        position,
+                        ply,
+                        policy,
+                        full_search: ply.is_multiple_of(2),
+                        solved: false,
+                    });
+                    Move::Play(moves.nth(rng.random_range(0..moves.count())).expect("a legal move"))
+                }
+                _ => Move::Pass,
+            };
+            game.push(mv).expect("a legal move");
+        }
+        GameRecord { game, positions, seed }
+    }
+}

@@ -1,0 +1,20 @@
+//! The run directory, the one contract between the stages of training: self-play workers, the trainer and the
+//! evaluation read and write only files in it, each written atomically, so that every stage can run as its own
+//! process on its own machine against a shared directory.
+//!
+//! - [`RunDir`]: the layout (every path of a run is spelled there and nowhere else);
+//! - [`atomic`]: whole-file writes by rename;
+//! - [`shard`]: the replay-shard format (writer and validating reader) and [`GameRecord`], a finished game with the
+//!   training targets of each of its positions.
+//!
+//! The network and its checkpoints (`RUN/models`) are in `othello-net`.
+
+pub mod atomic;
+pub mod game_record;
+pub mod run_dir;
+pub mod shard;
+
+pub use atomic::{temp_path, write_atomic};
+pub use game_record::{GameRecord, PositionRecord};
+pub use run_dir::RunDir;
+pub use shard::{read_shards, Provenance, Shard, ShardError};

@@ -1,0 +1,374 @@
+//! One self-play game: MCTS at every move, with the training targets of every position.
+
+use othello_core::solve::{Limits, Mode, Solver};
+use othello_core::{Game, Move, Rules, Status, POLICY_SIZE};
+use othello_net::DeviceChoice;
+use othello_run::{GameRecord, PositionRecord};
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::evaluator::Evaluator;
+use crate::mcts::{GumbelSearch, MctsConfig, SearchJob, Tree};
+
+/// What evaluates the leaves of self-play's searches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LeafEvaluator {
+    /// The newest model of the run, else a seeded random initialisation.
+    Network,
+    /// A uniform prior and value 0.
+    Uniform,
+    /// Random games from the leaf (`rollouts` of them).
+    Rollouts,
+}
+
+/// How the root's move is chosen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RootSelection {
+    /// Visit counts, Dirichlet noise and a temperature over the opening.
+    Puct,
+    /// Gumbel AlphaZero's sequential halving: learns with few simulations.
+    Gumbel,
+}
+
+/// How self-play plays (the `[selfplay]` section of a run config); every default documented here is what an
+/// unset key means.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SelfPlayConfig {
+    /// Evaluations per full search. Default 200.
+    pub simulations: u32,
+    /// Leaves gathered per evaluator call within one tree. Default 8.
+    pub batch: usize,
+    /// Playout cap randomization: the share of moves that get a full search and are recorded as policy
+    /// targets; the others get `cheap_simulations`, no root noise, and are played but not recorded. Default 1.0
+    /// (off); KataGo uses 0.25.
+    pub full_search_share: f32,
+    /// Evaluations of a cheap search. Default 40.
+    pub cheap_simulations: u32,
+    /// Moves played by sampling visits (temperature 1) at the start of a game; then the most visited. Default 10.
+    pub temperature_moves: u32,
+    /// Positions with at most this many empties are solved exactly: the solver's best move is played and its
+    /// best moves become the policy target. 0 (the default) turns it off.
+    pub solve_empties: u32,
+    /// What evaluates leaves. Default "network".
+    pub evaluator: LeafEvaluator,
+    /// Random games per leaf for the "rollouts" evaluator. Default 4.
+    pub rollouts: u32,
+    /// Games per replay shard. Default 16.
+    pub games_per_shard: usize,
+    /// Games played at once by each worker thread, their leaves evaluated together. Default 16.
+    pub games_in_flight: usize,
+    /// Root move selection. Default "puct".
+    pub root_selection: RootSelection,
+    /// Root moves a Gumbel search considers. Default 16.
+    pub gumbel_considered: usize,
+    /// Where the network runs: "flex" (CPU), or "wgpu" / "cuda" in builds with those features. Default "flex".
+    pub device: DeviceChoice,
+    /// The tree search (`[selfplay.mcts]`).
+    pub mcts: MctsConfig,
+}
+
+impl Default for SelfPlayConfig {
+    fn default() -> SelfPlayConfig {
+        SelfPlayConfig {
+            simulations: 200,
+            batch: 8,
+            full_search_share: 1.0,
+            cheap_simulations: 40,
+            temperature_moves: 10,
+            solve_empties: 0,
+            evaluator: LeafEvaluator::Network,
+            rollouts: 4,
+            games_per_shard: 16,
+            games_in_flight: 16,
+            root_selection: RootSelection::Puct,
+            gumbel_considered: 16,
+            device: DeviceChoice::Flex,
+            mcts: MctsConfig::default(),
+        }
+    }
+}
+
+/// Plays one game of self-play with `evaluator`, seeded with `seed`.
+pub fn play_game(rules: Rules, evaluator: &mut dyn Evaluator, config: &SelfPlayConfig, seed: u64) -> GameRecord {
+    play_games(rules, evaluator, config, &[seed], 1).pop().expect("one game per seed")
+}
+
+/// Plays one game per seed, `in_flight` at a time: the leaves of all their searches go to the evaluator in one
+/// call (up to `in_flight * config.batch` positions), which is what keeps a network busy. Records come back in
+/// seed order. A game depends only on its seed as long as the evaluator is a function of the position (all of
+/// this crate's evaluators are).
+pub fn play_games(
+    rules: Rules,
+    evaluator: &mut dyn Evaluator,
+    config: &SelfPlayConfig,
+    seeds: &[u64],
+    in_flight: usize,
+) -> Vec<GameRecord> {
+    let mut solver = (config.solve_empties > 0).then(Solver::new);
+    let mut results: Vec<Option<GameRecord>> = vec![None; seeds.len()];
+    let mut active: Vec<(usize, Playing)> = Vec::new();
+    let mut next = 0;
+    let (mut leaves, mut positions, mut evals, mut owners) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    loop {
+        while active.len() < in_flight.max(1) && next < seeds.len() {
+            active.push((next, Playing::new(rules, config, seeds[next])));
+            next += 1;
+        }
+        for (_, g) in active.iter_mut() {
+            g.prepare(config, &mut solver);
+        }
+        let mut i = 0;
+        while i < active.len() {
+            if active[i].1.game.is_over() {
+                let (index, g) = active.swap_remove(i);
+                results[index] = Some(GameRecord { game: g.game, positions: g.positions, seed: g.seed });
+            } else {
+                i += 1;
+            }
+        }
+        if active.is_empty() {
+            if next >= seeds.len() {
+                break;
+            }
+            continue;
+        }
+        // Gather leaves from every tree, evaluate them together, expand.
+        for (k, (_, g)) in active.iter_mut().enumerate() {
+            let search = g.search.as_ref().expect("prepared games are searching");
+            let from = leaves.len();
+            g.tree.gather(&search.job, config.batch.max(1), &mut leaves);
+            positions.extend(leaves[from..].iter().map(|l| g.tree.leaf_position(l)));
+            owners.resize(leaves.len(), k);
+        }
+        if !positions.is_empty() {
+            evaluator.evaluate(&rules, &positions, &mut evals);
+            for ((leaf, eval), &k) in leaves.drain(..).zip(&evals).zip(&owners) {
+                active[k].1.tree.expand(leaf, eval);
+            }
+            positions.clear();
+            owners.clear();
+        }
+        for (_, g) in active.iter_mut() {
+            g.step(config);
+        }
+    }
+    results.into_iter().map(|r| r.expect("every game finished")).collect()
+}
+
+/// A game under way in [`play_games`].
+struct Playing {
+    game: Game,
+    tree: Tree,
+    rng: Pcg64Mcg,
+    positions: Vec<PositionRecord>,
+    seed: u64,
+    search: Option<Searching>,
+}
+
+/// The search of the move under way.
+struct Searching {
+    /// The evaluations still to run.
+    job: SearchJob,
+    /// A full search (recorded as a policy target) rather than a cheap one.
+    full: bool,
+    /// Gumbel root selection's state; `None` for PUCT.
+    gumbel: Option<GumbelSearch>,
+}
+
+impl Playing {
+    fn new(rules: Rules, config: &SelfPlayConfig, seed: u64) -> Playing {
+        let mut rng = Pcg64Mcg::seed_from_u64(seed);
+        let game = Game::new(rules);
+        let tree = Tree::new(rules, *game.position(), config.mcts.clone(), Pcg64Mcg::seed_from_u64(rng.random()));
+        Playing { game, tree, rng, positions: Vec::new(), seed, search: None }
+    }
+
+    /// Plays forced passes and solved positions until a search is needed (and starts it) or the game ends.
+    fn prepare(&mut self, config: &SelfPlayConfig, solver: &mut Option<Solver>) {
+        let rules = self.game.rules;
+        while self.search.is_none() && !self.game.is_over() {
+            let pos = *self.game.position();
+            let ply = self.game.moves().len() as u32;
+            if self.game.status() == Status::MustPass {
+                self.play(Move::Pass);
+                continue;
+            }
+            let empties = (rules.mask() & !pos.occupied().0).count_ones();
+            let solved = match solver.as_mut().filter(|_| empties <= config.solve_empties) {
+                Some(s) => s.solve(&rules, &pos, Mode::Exact, Limits::default()).ok(),
+                None => None,
+            };
+            if let Some(solution) = solved.filter(|s| !s.best_moves.is_empty()) {
+                let mut policy = [0.0; POLICY_SIZE];
+                for m in &solution.best_moves {
+                    policy[m.policy_index()] = 1.0 / solution.best_moves.len() as f32;
+                }
+                let mv = solution.best_moves[self.rng.random_range(0..solution.best_moves.len())];
+                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: true, solved: true });
+                self.play(mv);
+                continue;
+            }
+            let full = self.rng.random::<f32>() < config.full_search_share;
+            let sims = if full { config.simulations } else { config.cheap_simulations };
+            self.search = Some(if config.root_selection == RootSelection::Gumbel {
+                self.tree.config.root_noise = false; // the Gumbel draws are the exploration
+                let mut gumbel = GumbelSearch::new(sims, config.gumbel_considered);
+                let job = gumbel.next_job(&mut self.tree).expect("a position with moves needs a search");
+                Searching { job, full, gumbel: Some(gumbel) }
+            } else {
+                self.tree.config.root_noise = full && config.mcts.root_noise;
+                Searching { job: self.tree.root_job(sims.max(1)), full, gumbel: None }
+            });
+        }
+    }
+
+    /// After an evaluation round: once the job is done, starts Gumbel's next round or plays the searched move.
+    fn step(&mut self, config: &SelfPlayConfig) {
+        let Some(search) = self.search.as_mut() else { return };
+        if !self.tree.is_done(&search.job) {
+            return;
+        }
+        if let Some(gumbel) = search.gumbel.as_mut() {
+            if let Some(job) = gumbel.next_job(&mut self.tree) {
+                search.job = job;
+                return;
+            }
+        }
+        self.finish_move(config);
+    }
+
+    /// The search is done: choose the move, record the position, play.
+    fn finish_move(&mut self, config: &SelfPlayConfig) {
+        let Some(search) = self.search.take() else { return };
+        let ply = self.game.moves().len() as u32;
+        let (mv, policy) = match &search.gumbel {
+            Some(gumbel) => (gumbel.choice(&self.tree), self.tree.gumbel_policy_target()),
+            None => {
+                let temperature = if ply < config.temperature_moves { 1.0 } else { 0.0 };
+                (self.tree.choose_move(temperature), self.tree.policy_target())
+            }
+        };
+        let mv = mv.expect("a searched position with moves");
+        let position = *self.game.position();
+        self.positions.push(PositionRecord { position, ply, policy, full_search: search.full, solved: false });
+        self.play(mv);
+    }
+
+    fn play(&mut self, mv: Move) {
+        self.game.push(mv).expect("search and solver play legal moves");
+        self.tree.advance(mv);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::evaluator::{Evaluation, RolloutEvaluator, UniformEvaluator};
+    use othello_core::Position;
+
+    fn small() -> SelfPlayConfig {
+        SelfPlayConfig { simulations: 64, cheap_simulations: 16, full_search_share: 0.5, ..SelfPlayConfig::default() }
+    }
+
+    #[test]
+    fn records_are_legal_consistent_and_reproducible() {
+        let rules = Rules::othello();
+        for seed in 0..4 {
+            let a = play_game(rules, &mut RolloutEvaluator::new(seed, 1), &small(), seed);
+            let b = play_game(rules, &mut RolloutEvaluator::new(seed, 1), &small(), seed);
+            assert_eq!(a.game.moves(), b.game.moves(), "same seed, same game");
+            assert_eq!(a.positions, b.positions);
+            // The moves replay under the rules, and the recorded positions are the game's.
+            let replayed = Game::replay(rules, a.game.moves()).unwrap();
+            assert!(replayed.is_over());
+            assert_eq!(replayed.outcome(), a.outcome());
+            for (i, r) in a.positions.iter().enumerate() {
+                assert_eq!(replayed.positions()[r.ply as usize], r.position);
+                let legal = rules.legal_moves(&r.position);
+                let sum: f32 = r.policy.iter().sum();
+                assert!((sum - 1.0).abs() < 1e-4, "policy sums to {sum}");
+                for (sq, &p) in r.policy.iter().enumerate() {
+                    assert!(p == 0.0 || (sq < 64 && legal.0 >> sq & 1 == 1), "policy on illegal {sq}");
+                }
+                let o = replayed.outcome();
+                let mover_margin = o.margin_for(r.position.side);
+                assert_eq!(a.value_target(i), mover_margin.signum() as f32);
+                let own = a.ownership_target(i).iter().map(|&x| x as i32).sum::<i32>();
+                assert_eq!(
+                    own,
+                    replayed.position().discs(r.position.side).count() as i32
+                        - replayed.position().discs(!r.position.side).count() as i32
+                );
+            }
+            let cheap = a.positions.iter().filter(|r| !r.full_search).count();
+            assert!(cheap > 0 && cheap < a.positions.len(), "playout cap randomization mixes both kinds");
+        }
+    }
+
+    #[test]
+    fn gumbel_self_play_records_legal_distributions() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let config = SelfPlayConfig { root_selection: RootSelection::Gumbel, simulations: 8, ..small() };
+        let mut batched = Largest(RolloutEvaluator::new(1, 1), 0);
+        let a = play_games(rules, &mut batched, &config, &[1, 2], 2);
+        let b = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2], 1);
+        assert!(batched.1 > config.batch, "the rounds of two games share evaluator calls");
+        for (x, y) in a.iter().zip(&b) {
+            assert_eq!(x.game.moves(), y.game.moves());
+            assert!(Game::replay(rules, x.game.moves()).unwrap().is_over());
+            for r in &x.positions {
+                let legal = rules.legal_moves(&r.position).0;
+                assert!((r.policy.iter().sum::<f32>() - 1.0).abs() < 1e-4);
+                assert!(r.policy.iter().enumerate().all(|(sq, &p)| p == 0.0 || (sq < 64 && legal >> sq & 1 == 1)));
+            }
+        }
+    }
+
+    /// An evaluator that remembers its largest call.
+    struct Largest<E>(E, usize);
+
+    impl<E: Evaluator> Evaluator for Largest<E> {
+        fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
+            self.1 = self.1.max(positions.len());
+            self.0.evaluate(rules, positions, out);
+        }
+    }
+
+    /// Batching the leaves of many games changes nothing in any one game.
+    #[test]
+    fn games_in_flight_do_not_change_the_games() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let seeds = [5, 6, 7, 8, 9];
+        let one_by_one: Vec<_> =
+            seeds.iter().map(|&s| play_game(rules, &mut RolloutEvaluator::new(1, 2), &small(), s)).collect();
+        let together = play_games(rules, &mut RolloutEvaluator::new(1, 2), &small(), &seeds, 3);
+        for (a, b) in one_by_one.iter().zip(&together) {
+            assert_eq!(a.game.moves(), b.game.moves());
+            assert_eq!(a.positions, b.positions);
+        }
+    }
+
+    #[test]
+    fn solved_endgames_play_perfectly() {
+        let rules = Rules::othello();
+        let config = SelfPlayConfig { solve_empties: 10, simulations: 16, ..SelfPlayConfig::default() };
+        let record = play_game(rules, &mut UniformEvaluator, &config, 3);
+        let mut solver = Solver::new();
+        let solved: Vec<&PositionRecord> = record.positions.iter().filter(|r| r.solved).collect();
+        assert!(solved.len() >= 8, "the last 10 empties are solved");
+        for r in solved {
+            assert!(64 - r.position.occupied().count() <= 10);
+            let all = solver.solve(&rules, &r.position, Mode::AllMoves, Limits::default()).unwrap();
+            let played = record.game.moves()[r.ply as usize];
+            let value = all.move_scores.iter().find(|m| m.0 == played).unwrap().1;
+            assert_eq!(value, all.score, "the played move is optimal");
+        }
+        // Perfect play from the first solved position keeps its exact value to the end.
+        let first = record.positions.iter().find(|r| r.solved).unwrap();
+        let exact = solver.solve(&rules, &first.position, Mode::Exact, Limits::default()).unwrap().score;
+        assert_eq!(record.outcome().margin_for(first.position.side), exact);
+    }
+}

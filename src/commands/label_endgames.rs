@@ -1,0 +1,78 @@
+//! `othello-zero label-endgames`: exact labels for the evaluation fit, solved on several threads, saved as it goes
+//! (a run stopped at any point, even by `kill -9`, resumes after the last saved round).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use anyhow::{ensure, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_core::pattern::label::{label_game, Label, LabelFile, LabelRun};
+use othello_core::solve::Solver;
+use othello_core::wthor::WthorGame;
+
+/// Games per thread between saves.
+const ROUND: usize = 16;
+
+pub fn run(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> Result<()> {
+    ensure!(run.every > 0, "--every must be at least 1");
+    ensure!(run.min_empties <= run.max_empties, "--min-empties is above --max-empties");
+    let games = crate::input::read_wthor_games(wthor)?;
+    let selected: Vec<(u64, WthorGame)> =
+        games.into_iter().step_by(run.every as usize).enumerate().map(|(i, g)| (i as u64, g)).collect();
+    let mut file = match std::fs::read(out) {
+        Ok(bytes) => {
+            let file = LabelFile::from_bytes(&bytes).with_context(|| out.display().to_string())?;
+            let same = LabelRun { games_done: file.run.games_done, ..run };
+            ensure!(
+                file.run == same,
+                "{} was made with other settings ({:?}); give another --out or the same settings",
+                out.display(),
+                file.run
+            );
+            eprintln!("{}: resuming after {} games", out.display(), file.run.games_done);
+            file
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => LabelFile { run, labels: vec![] },
+        Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
+    };
+    let threads = threads.max(1);
+    let mut solvers: Vec<Solver> = (0..threads).map(|_| Solver::new()).collect();
+    let empties = run.min_empties as u32..=run.max_empties as u32;
+    let bar = ProgressBar::new(selected.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
+    );
+    bar.set_position(file.run.games_done);
+    let (started, resumed_at) = (Instant::now(), file.labels.len());
+    for round in selected[file.run.games_done.min(selected.len() as u64) as usize..].chunks(ROUND * threads) {
+        let labelled: Vec<Vec<Label>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = round
+                .chunks(ROUND)
+                .zip(solvers.iter_mut())
+                .map(|(chunk, solver)| {
+                    let empties = empties.clone();
+                    scope.spawn(move || -> Result<Vec<Label>> {
+                        let mut labels = vec![];
+                        for (index, game) in chunk {
+                            // A game that does not replay has nothing to label (fit-eval skips it too).
+                            let Ok(replayed) = game.replay() else { continue };
+                            labels.extend(label_game(&replayed, empties.clone(), run.seed ^ index, solver)?);
+                        }
+                        Ok(labels)
+                    })
+                })
+                .collect();
+            handles.into_iter().map(|h| h.join().expect("a labelling thread does not panic")).collect::<Vec<_>>()
+        })
+        .into_iter()
+        .collect::<Result<_>>()?;
+        file.labels.extend(labelled.into_iter().flatten());
+        file.run.games_done += round.len() as u64;
+        othello_run::write_atomic(out, &file.to_bytes()).with_context(|| format!("writing {}", out.display()))?;
+        bar.set_position(file.run.games_done);
+        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        bar.set_message(format!("{:.0} positions/s", (file.labels.len() - resumed_at) as f64 / secs));
+    }
+    bar.finish();
+    println!("{}: {} labels from {} games", out.display(), file.labels.len(), file.run.games_done);
+    Ok(())
+}

@@ -1,0 +1,14 @@
+//! One module per command (or per group of small ones): each reads its inputs, calls the library crates, and
+//! reports.
+
+pub mod bench;
+pub mod export_model;
+pub mod fit_eval;
+pub mod import_wthor;
+pub mod label_endgames;
+pub mod oracle;
+pub mod perft_replay_show;
+pub mod pipeline;
+pub mod selfplay;
+pub mod solve;
+pub mod train;

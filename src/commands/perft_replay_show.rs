@@ -1,0 +1,134 @@
+//! The rules commands: `perft`, `replay` (transcripts, GGF, WTHOR), `show`.
+
+use std::io::{BufRead, Read, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use othello_core::ggf::parse_ggf;
+use othello_core::perft::perft_with;
+use othello_core::wthor::WthorFile;
+use othello_core::{Convention, Game, KernelKind, Move, Rules, Status};
+
+use crate::input::parse_position;
+
+pub fn perft(depth: u32, convention: Convention, rules: &Rules, kernel: Option<KernelKind>) -> Result<()> {
+    let kernel = kernel.unwrap_or_else(KernelKind::best);
+    println!("{}", perft_with(kernel, rules, &rules.start_position(), depth, convention));
+    Ok(())
+}
+
+/// Counts what `replay` saw, reported on standard error at the end.
+#[derive(Default)]
+struct Tally {
+    games: usize,
+    errors: usize,
+    unfinished: usize,
+}
+
+impl Tally {
+    /// Prints `BLACK WHITE` for a replayed game (scored by the rules when it is over) or the error.
+    fn report(&mut self, out: &mut impl Write, game: Result<Game, String>) -> Result<()> {
+        self.games += 1;
+        match game {
+            Ok(g) => {
+                let (b, w) = if g.is_over() {
+                    let o = g.outcome();
+                    (o.black, o.white)
+                } else {
+                    self.unfinished += 1;
+                    (g.position().black().count(), g.position().white().count())
+                };
+                writeln!(out, "{b} {w}")?;
+            }
+            Err(e) => {
+                self.errors += 1;
+                writeln!(out, "error: {e}")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -> Result<()> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut tally = Tally::default();
+    if !wthor.is_empty() {
+        for path in wthor {
+            let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            match WthorFile::parse(&bytes) {
+                Ok(f) => {
+                    for (i, g) in f.games.iter().enumerate() {
+                        let moves: Vec<Move> = g.moves.iter().map(|&s| Move::Play(s)).collect();
+                        let game =
+                            Game::replay(rules, &moves).map_err(|e| format!("{}: game {}: {e}", path.display(), i + 1));
+                        tally.report(&mut out, game)?;
+                    }
+                }
+                Err(e) => {
+                    tally.errors += 1;
+                    writeln!(out, "error: {}: {e}", path.display())?;
+                }
+            }
+        }
+    } else if ggf {
+        let text = read_input(file)?;
+        for record in parse_ggf(&text) {
+            let game = record.and_then(|r| r.replay()).map_err(|e| e.to_string());
+            tally.report(&mut out, game)?;
+        }
+    } else {
+        let input: Box<dyn BufRead> = match file {
+            Some(p) => Box::new(std::io::BufReader::new(
+                std::fs::File::open(p).with_context(|| format!("opening {}", p.display()))?,
+            )),
+            None => Box::new(std::io::stdin().lock()),
+        };
+        for (n, line) in input.split(b'\n').enumerate() {
+            let line = line.context("reading the transcripts")?;
+            let text = String::from_utf8_lossy(&line);
+            let game =
+                Game::from_transcript(rules, text.trim_end_matches('\r')).map_err(|e| format!("line {}: {e}", n + 1));
+            tally.report(&mut out, game)?;
+        }
+    }
+    out.flush()?;
+    eprintln!("{} games, {} errors, {} unfinished", tally.games, tally.errors, tally.unfinished);
+    Ok(())
+}
+
+fn read_input(file: Option<&Path>) -> Result<String> {
+    let mut bytes = Vec::new();
+    match file {
+        Some(p) => bytes = std::fs::read(p).with_context(|| format!("reading {}", p.display()))?,
+        None => {
+            std::io::stdin().read_to_end(&mut bytes).context("reading standard input")?;
+        }
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub fn show(text: &str, rules: Rules) -> Result<()> {
+    let (pos, rules) = parse_position(text, rules)?;
+    rules.check_position(&pos)?;
+    let status = rules.status(&pos);
+    let marked = match status {
+        Status::Moves(m) => m,
+        _ => othello_core::Bitboard::EMPTY,
+    };
+    println!("{}", pos.pretty(rules.size, marked));
+    match status {
+        Status::Moves(m) => println!("legal moves: {}", m.map(|s| s.to_string()).collect::<Vec<_>>().join(" ")),
+        Status::MustPass => println!("{} has no move and must pass", pos.side),
+        Status::Over => {
+            let o = rules.outcome(&pos);
+            let result = match o.winner {
+                Some(c) => format!("{c} wins"),
+                None => "draw".into(),
+            };
+            println!("game over: {}-{} ({result})", o.black, o.white);
+        }
+    }
+    println!("board: {}", pos.to_board_string(rules.size));
+    Ok(())
+}

@@ -1,0 +1,73 @@
+//! `othello-zero train`: runs the trainer of a run directory with a progress line.
+
+use std::path::Path;
+
+use anyhow::Result;
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_run::RunDir;
+use othello_train::trainer::fingerprint;
+use othello_train::{Event, TrainOptions, Trainer};
+
+use crate::run_config::RunConfig;
+
+pub fn run(run: &RunDir, config: Option<&Path>, steps: Option<u64>, exit_when_starved: bool) -> Result<()> {
+    let (config, text) = RunConfig::text_for_run(run, config)?;
+    let device = config.train.device.device()?;
+    let opts = TrainOptions {
+        run: run.clone(),
+        rules: config.rules()?,
+        network: config.network.clone(),
+        config: config.train.clone(),
+        seed: config.seed,
+        config_hash: fingerprint(&text),
+        device,
+        exit_when_starved,
+    };
+    let mut trainer = Trainer::open(opts)?;
+    let limit = steps.or((config.train.max_steps > 0).then_some(config.train.max_steps));
+    let bar = match limit {
+        Some(n) => ProgressBar::new(n).with_style(
+            ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  ETA {eta}").expect("a valid template"),
+        ),
+        None => ProgressBar::new_spinner()
+            .with_style(ProgressStyle::with_template("{spinner} step {pos}  {msg}").expect("a valid template")),
+    };
+    bar.set_position(trainer.step);
+    bar.reset_eta();
+    // Messages go to stderr even when the bar is hidden (not a terminal).
+    let say = |text: String| bar.suspend(|| eprintln!("{text}"));
+    let waiting = std::cell::Cell::new(false);
+    let stop = trainer.run(limit, &mut |event| match event {
+        Event::Resumed { step, from } => say(format!("resuming at step {step} from {}", from.display())),
+        Event::Rejected(e) => say(format!("skipped: {e}")),
+        Event::Waiting { arrived, needed } => {
+            let text = format!("waiting for self-play: {arrived}/{needed} positions");
+            // Said once per wait (for logs, where the bar is hidden), then only on the bar.
+            if !waiting.replace(true) {
+                say(text.clone());
+            }
+            bar.set_message(text);
+            bar.tick();
+        }
+        Event::Logged(line) => {
+            waiting.set(false);
+            bar.set_position(line.step);
+            let f = &line.figures;
+            bar.set_message(format!(
+                "loss {:.3} (policy {:.3} value {:.3})  entropy {:.2}  value acc {:.0}%  lr {:.1e}  window {}  {:.0} samples/s",
+                f.loss,
+                f.policy_loss,
+                f.value_loss,
+                f.policy_entropy,
+                100.0 * f.value_accuracy,
+                line.learning_rate,
+                line.window,
+                line.samples_per_second
+            ));
+        }
+        Event::Checkpoint(path) => say(format!("checkpoint {}", path.display())),
+    })?;
+    bar.finish();
+    eprintln!("stopped at step {} ({} samples): {stop:?}", trainer.step, trainer.samples);
+    Ok(())
+}

@@ -1,0 +1,133 @@
+//! The run config: TOML, from `--config`, else `RUN/config.toml`, else the embedded `configs/default.toml`.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use othello_core::Rules;
+use othello_net::NetConfig;
+use othello_run::RunDir;
+use othello_selfplay::SelfPlayConfig;
+use othello_train::TrainConfig;
+use serde::Deserialize;
+
+/// The embedded default config.
+pub const DEFAULT: &str = include_str!("../configs/default.toml");
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunConfig {
+    #[serde(default = "default_seed")]
+    pub seed: u64,
+    #[serde(default = "default_rules")]
+    pub rules: String,
+    #[serde(default)]
+    pub selfplay: SelfPlayConfig,
+    #[serde(default)]
+    pub network: NetConfig,
+    #[serde(default)]
+    pub train: TrainConfig,
+}
+
+fn default_seed() -> u64 {
+    1
+}
+fn default_rules() -> String {
+    "othello".into()
+}
+
+impl RunConfig {
+    /// Parses config text; `origin` names it in errors (with the line and column of the fault).
+    pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
+        let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
+        config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
+        config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
+        Ok(config)
+    }
+
+    pub fn rules(&self) -> Result<Rules> {
+        Ok(self.rules.parse::<Rules>()?)
+    }
+
+    /// The config of a run: `explicit` if given, else the run's own `config.toml`, else the default; a run
+    /// without a config.toml gets a copy of the one used, so that every stage of the run reads the same.
+    pub fn for_run(run: &RunDir, explicit: Option<&Path>) -> Result<RunConfig> {
+        Ok(RunConfig::text_for_run(run, explicit)?.0)
+    }
+
+    /// [`RunConfig::for_run`], with the config's text.
+    pub fn text_for_run(run: &RunDir, explicit: Option<&Path>) -> Result<(RunConfig, String)> {
+        let own = run.config();
+        let (text, origin) = match explicit {
+            Some(p) => (
+                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
+                p.display().to_string(),
+            ),
+            None if own.exists() => (
+                std::fs::read_to_string(&own).with_context(|| format!("reading {}", own.display()))?,
+                own.display().to_string(),
+            ),
+            None => (DEFAULT.to_string(), "(embedded default)".to_string()),
+        };
+        let config = RunConfig::parse(&text, &origin)?;
+        if !own.exists() {
+            std::fs::create_dir_all(run.root()).with_context(|| format!("creating {}", run.root().display()))?;
+            othello_run::write_atomic(&own, text.as_bytes()).with_context(|| format!("writing {}", own.display()))?;
+        }
+        Ok((config, text))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_shipped_config_parses() {
+        RunConfig::parse(DEFAULT, "default").unwrap();
+        for entry in std::fs::read_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/configs")).unwrap() {
+            let path = entry.unwrap().path();
+            RunConfig::parse(&std::fs::read_to_string(&path).unwrap(), &path.display().to_string()).unwrap();
+        }
+    }
+
+    #[test]
+    fn a_misspelt_key_names_its_line() {
+        let err = RunConfig::parse("seed = 2\n[selfplay]\nsimulatons = 3\n", "x.toml").unwrap_err();
+        let msg = format!("{err:#}");
+        assert!(msg.contains("x.toml") && msg.contains("simulatons") && msg.contains("line 3"), "{msg}");
+        let err = RunConfig::parse("rules = \"othello,7x7\"\n", "y.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("7x7"));
+        let err = RunConfig::parse("[train]\nlearning_rate = nan\n", "w.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("learning_rate"), "{err:#}");
+    }
+
+    /// Every enum-like key refuses a value it does not know, naming the file, the line (which shows the key) and
+    /// the values it allows; each allowed value parses.
+    #[test]
+    fn a_wrong_value_of_an_enum_key_names_the_file_the_line_the_key_and_the_values_allowed() {
+        let keys: [(&str, &str, &[&str]); 6] = [
+            ("selfplay", "evaluator", &["network", "uniform", "rollouts"]),
+            ("selfplay", "root_selection", &["puct", "gumbel"]),
+            ("selfplay", "device", &["flex", "wgpu", "cuda"]),
+            ("train", "optimizer", &["adamw", "sgd"]),
+            ("train", "decay", &["constant", "cosine"]),
+            ("train", "device", &["flex", "wgpu", "cuda"]),
+        ];
+        for (section, key, allowed) in keys {
+            let text = format!("seed = 2\n\n[{section}]\n{key} = \"gumbl\"\n");
+            let msg = format!("{:#}", RunConfig::parse(&text, "bad.toml").unwrap_err());
+            assert!(msg.contains("bad.toml") && msg.contains("line 4") && msg.contains(key), "{msg}");
+            assert!(msg.contains("gumbl"), "{msg}");
+            for value in allowed {
+                assert!(msg.contains(&format!("`{value}`")), "{key}: {value} missing from {msg}");
+                let good = format!("[{section}]\n{key} = \"{value}\"\n");
+                RunConfig::parse(&good, "good.toml").unwrap_or_else(|e| panic!("{key} = {value}: {e:#}"));
+            }
+        }
+        // The search settings are a section of self-play's.
+        let config = RunConfig::parse("[selfplay.mcts]\nc_puct = 2.5\n", "m.toml").unwrap();
+        assert_eq!(config.selfplay.mcts.c_puct, 2.5);
+        let err = RunConfig::parse("[selfplay.mcts]\nc_pcut = 2.5\n", "m.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("c_pcut"), "{err:#}");
+    }
+}
