@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use commands::{
-    bench, export_model, fit_eval, import_wthor, label_endgames, oracle, perft_replay_show, pipeline, selfplay, solve,
-    train,
+    arena, bench, export_model, fit_eval, import_wthor, label_endgames, oracle, perft_replay_show, pipeline, selfplay,
+    solve, train,
 };
 use othello_run::RunDir;
 
@@ -104,7 +104,7 @@ enum Command {
     },
     /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
     Oracle {
-        /// random, greedy, optionally with +endgameK (e.g. random+endgame14).
+        /// An agent spec: random, greedy, positional:depth=N, each optionally with +endgameK (e.g. greedy+endgame14).
         #[arg(long, default_value = "greedy")]
         agent: String,
         #[arg(long, default_value_t = 14)]
@@ -227,6 +227,72 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
     },
+    /// Play matches between agents and store every game in OUT (results.csv, games/*.ggf); resumes, playing only
+    /// the games still missing, and agents can join later. Ends with the ratings.
+    ///
+    /// Agents are specs: random, greedy, positional:depth=N (alpha-beta on square weights and mobility), each
+    /// optionally followed by +endgameK (perfect play from K empties).
+    Arena {
+        #[arg(long)]
+        out: PathBuf,
+        /// The agents of a round robin (with --gauntlet: the gauntlet agent's opponents).
+        #[arg(long, num_args = 1.., required = true)]
+        agents: Vec<String>,
+        /// Play this agent against each of the others instead of a round robin.
+        #[arg(long)]
+        gauntlet: Option<String>,
+        /// Games per pairing (rounded up to pairs: each opening with both colours).
+        #[arg(long, default_value_t = 20)]
+        games: u32,
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Random plies from the start that make each pair's opening.
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
+    },
+    /// The Elo ratings of an arena directory (Bradley-Terry, 95% intervals widened for paired games): a table,
+    /// DIR/ratings.csv and DIR/ratings.json.
+    Ratings {
+        dir: PathBuf,
+        /// The player whose rating is fixed, and at what: NAME=ELO (default: random=0, else the first agent).
+        #[arg(long)]
+        anchor: Option<String>,
+        /// Also print the likelihood of superiority of every player over every other.
+        #[arg(long)]
+        los: bool,
+    },
+    /// Sequential probability ratio test: game pairs of CANDIDATE against BASELINE until the log-likelihood ratio
+    /// of "ELO1 stronger" against "ELO0 stronger" crosses a bound; games stored in OUT (a rerun continues), the
+    /// decision in OUT/sprt.json.
+    Sprt {
+        #[arg(long)]
+        out: PathBuf,
+        #[arg(long)]
+        candidate: String,
+        #[arg(long)]
+        baseline: String,
+        #[arg(long, default_value_t = 0.0)]
+        elo0: f64,
+        #[arg(long, default_value_t = 30.0)]
+        elo1: f64,
+        #[arg(long, default_value_t = 0.05)]
+        alpha: f64,
+        #[arg(long, default_value_t = 0.05)]
+        beta: f64,
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        #[arg(long, default_value_t = 4)]
+        opening_plies: u32,
+        /// Stop undecided after this many pairs.
+        #[arg(long, default_value_t = 100_000)]
+        max_pairs: u64,
+    },
     /// Benchmarks: random games per second, perft leaves per second.
     Bench {
         #[command(subcommand)]
@@ -287,6 +353,45 @@ fn main() -> Result<()> {
             import_wthor::run(&files, &RunDir::new(run), games_per_shard)
         }
         Command::Export { model, out } => export_model::run(&model, &out),
+        Command::Arena { out, agents, gauntlet, games, threads, rules, seed, opening_plies } => {
+            let options = arena::ArenaOptions {
+                out: &out,
+                agents: &agents,
+                gauntlet: gauntlet.as_deref(),
+                games,
+                threads,
+                rules,
+                seed,
+                opening_plies,
+            };
+            arena::arena(options)
+        }
+        Command::Ratings { dir, anchor, los } => {
+            let (name, elo) = match anchor.as_deref() {
+                Some(text) => {
+                    let (name, elo) = text.rsplit_once('=').unwrap_or((text, "0"));
+                    let elo =
+                        elo.parse::<f64>().map_err(|_| anyhow::anyhow!("--anchor {text}: '{elo}' is not a number"))?;
+                    (name.to_string(), elo)
+                }
+                None => (arena::default_anchor(&dir)?, 0.0),
+            };
+            arena::ratings(&dir, &name, elo, los)
+        }
+        Command::Sprt { out, candidate, baseline, elo0, elo1, alpha, beta, rules, seed, opening_plies, max_pairs } => {
+            let test = othello_eval::sprt::Sprt::new(elo0, elo1, alpha, beta)?;
+            let options = arena::SprtOptions {
+                out: &out,
+                candidate: &candidate,
+                baseline: &baseline,
+                test,
+                rules,
+                seed,
+                opening_plies,
+                max_pairs,
+            };
+            arena::sprt(options)
+        }
         Command::Bench { what } => bench::run(what),
     }
 }

@@ -12,6 +12,8 @@ pub enum AgentError {
     GameOver,
     #[error("{agent}: {message}")]
     Failed { agent: String, message: String },
+    #[error("agent '{spec}': {message}")]
+    Spec { spec: String, message: String },
 }
 
 /// A player: given a game (rules, history, current position), chooses a legal move.
@@ -30,25 +32,81 @@ impl Agent for Box<dyn Agent> {
     }
 }
 
-/// An agent from its name: `random`, `greedy`, optionally followed by `+endgameK` (perfect play from K empties).
+/// An agent from its spec: `NAME[:KEY=VALUE,...][+endgameK]`.
+///
+/// - `random`, `greedy` (most flips);
+/// - `positional:depth=N`: alpha-beta to N plies on square weights and mobility (default depth 4);
+/// - `+endgameK` after any of them: perfect play once at most K squares are empty.
+///
+/// A bad spec is an error naming the part at fault and what is known.
 pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
-    let bad = |message: String| AgentError::Failed { agent: spec.to_string(), message };
+    let bad = |message: String| AgentError::Spec { spec: spec.to_string(), message };
     let (base, endgame) = match spec.split_once('+') {
         Some((base, extra)) => {
             let k = extra.strip_prefix("endgame").and_then(|k| k.parse::<u32>().ok());
-            (base, Some(k.ok_or_else(|| bad(format!("'{extra}' is not endgameK, e.g. endgame14")))?))
+            (base, Some(k.ok_or_else(|| bad(format!("'+{extra}' is not +endgameK, e.g. +endgame14")))?))
         }
         None => (spec, None),
     };
-    let inner: Box<dyn Agent> = match base {
-        "random" => Box::new(RandomAgent::new(seed)),
-        "greedy" => Box::new(GreedyAgent::new(seed)),
-        _ => return Err(bad("unknown agent (known: random, greedy; add +endgameK for a perfect endgame)".into())),
+    let (name, params) = match base.split_once(':') {
+        Some((name, params)) => (name, parse_params(params).map_err(bad)?),
+        None => (base, vec![]),
+    };
+    let allow = |known: &[&str]| -> Result<(), AgentError> {
+        match params.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+            Some((k, _)) if known.is_empty() => Err(bad(format!("'{name}' takes no parameters (got '{k}')"))),
+            Some((k, _)) => Err(bad(format!("'{name}' has no parameter '{k}' (known: {})", known.join(", ")))),
+            None => Ok(()),
+        }
+    };
+    let number = |key: &str, default: u32, range: std::ops::RangeInclusive<u32>| -> Result<u32, AgentError> {
+        match params.iter().find(|(k, _)| k == key) {
+            None => Ok(default),
+            Some((_, v)) => v.parse::<u32>().ok().filter(|n| range.contains(n)).ok_or_else(|| {
+                bad(format!("{key}={v}: expected a whole number from {} to {}", range.start(), range.end()))
+            }),
+        }
+    };
+    let inner: Box<dyn Agent> = match name {
+        "random" => {
+            allow(&[])?;
+            Box::new(RandomAgent::new(seed))
+        }
+        "greedy" => {
+            allow(&[])?;
+            Box::new(GreedyAgent::new(seed))
+        }
+        "positional" => {
+            allow(&["depth"])?;
+            Box::new(crate::positional::PositionalAgent::new(number("depth", 4, 1..=12)?, seed))
+        }
+        _ => {
+            return Err(bad(format!(
+            "unknown agent '{name}' (known: random, greedy, positional:depth=N; add +endgameK for a perfect endgame)"
+        )))
+        }
     };
     Ok(match endgame {
         Some(k) => Box::new(EndgameAgent::new(inner, k, seed)),
         None => inner,
     })
+}
+
+/// `key=value,key=value` (a bare `key` means `key=true`); a key given twice or empty is an error.
+fn parse_params(text: &str) -> Result<Vec<(String, String)>, String> {
+    let mut params: Vec<(String, String)> = Vec::new();
+    for part in text.split(',') {
+        let (key, value) = part.split_once('=').unwrap_or((part, "true"));
+        let (key, value) = (key.trim(), value.trim());
+        if key.is_empty() || value.is_empty() {
+            return Err(format!("'{part}' is not KEY=VALUE"));
+        }
+        if params.iter().any(|(k, _)| k == key) {
+            return Err(format!("'{key}' is given twice"));
+        }
+        params.push((key.to_string(), value.to_string()));
+    }
+    Ok(params)
 }
 
 /// The legal moves of the side to move, or the forced pass.
@@ -144,7 +202,7 @@ impl<A: Agent> Agent for EndgameAgent<A> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use othello_core::{Color, Rules};
 
@@ -185,5 +243,29 @@ mod tests {
             losses += (margin < 0) as u32;
         }
         assert!(wins > 3 * losses, "{wins} wins, {losses} losses");
+    }
+
+    #[test]
+    fn specs_build_their_agents_and_bad_ones_name_the_part_at_fault() {
+        for (spec, name) in [
+            ("random", "random"),
+            ("greedy+endgame12", "greedy+endgame12"),
+            ("positional", "positional:depth=4"),
+            ("positional:depth=2+endgame10", "positional:depth=2+endgame10"),
+        ] {
+            assert_eq!(agent_from_spec(spec, 1).unwrap().name(), name);
+        }
+        for (spec, part) in [
+            ("minimax", "'minimax'"),
+            ("positional:depth=0", "depth=0"),
+            ("positional:depht=3", "'depht'"),
+            ("positional:depth=2,depth=3", "'depth' is given twice"),
+            ("random:depth=2", "takes no parameters"),
+            ("greedy+endgam14", "'+endgam14'"),
+            ("positional:=3", "'=3'"),
+        ] {
+            let err = agent_from_spec(spec, 1).err().expect("a bad spec").to_string();
+            assert!(err.contains(spec) && err.contains(part), "{spec}: {err}");
+        }
     }
 }

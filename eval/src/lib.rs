@@ -1,8 +1,14 @@
-//! Agents (players), and ways to measure them: baseline agents, the perfect-endgame wrapper, and the
-//! exact-solver oracle over positions from real games.
+//! Agents (players), and ways to measure them: baseline agents (random, greedy, a positional alpha-beta), the
+//! perfect-endgame wrapper, the exact-solver oracle over positions from real games, Bradley-Terry Elo ratings with
+//! intervals, and the sequential probability ratio test.
 
 pub mod agent;
+pub mod arena;
 pub mod endgame_oracle;
+pub mod positional;
+pub mod ratings;
+pub mod sprt;
 
 pub use agent::{agent_from_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent};
 pub use endgame_oracle::{oracle_positions, OracleReport};
+pub use positional::PositionalAgent;

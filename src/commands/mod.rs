@@ -1,6 +1,7 @@
 //! One module per command (or per group of small ones): each reads its inputs, calls the library crates, and
 //! reports.
 
+pub mod arena;
 pub mod bench;
 pub mod export_model;
 pub mod fit_eval;

@@ -1,0 +1,467 @@
+//! Matches between agents: the schedule (round robin or gauntlet, each opening played twice with the colours
+//! swapped), one game under the arena's rules (a failing agent forfeits), and the arena directory that stores every
+//! game as it ends, so that a stopped arena resumes with only the missing games and more agents can join later.
+//!
+//! The directory: `results.csv` (one row per game, appended and synced as each game ends) and `games/<key>.ggf`
+//! (each game's record, written atomically). A game is known by its key, `<first spec> vs <second spec> #<pair>
+//! <colours>`, so adding agents leaves the other games' keys as they were.
+
+use std::fs::OpenOptions;
+use std::io::{Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use othello_core::ggf::GgfGame;
+use othello_core::position::hash_discs;
+use othello_core::{Color, Game, Move, Rules, Status};
+use othello_run::write_atomic;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use thiserror::Error;
+
+use crate::agent::{agent_from_spec, AgentError};
+use crate::ratings::GameResult;
+
+/// The columns of `results.csv`.
+pub const COLUMNS: [&str; 13] = [
+    "key",
+    "pair",
+    "black",
+    "white",
+    "opening",
+    "black_discs",
+    "white_discs",
+    "black_score",
+    "ending",
+    "reason",
+    "moves",
+    "black_seconds",
+    "white_seconds",
+];
+
+#[derive(Debug, Error)]
+pub enum ArenaError {
+    #[error("{}: {problem}", path.display())]
+    File { path: PathBuf, problem: String },
+    #[error("{}, line {line}: {problem}", path.display())]
+    Row { path: PathBuf, line: usize, problem: String },
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error("an arena needs at least two agents")]
+    TooFewAgents,
+    #[error("the opening does not replay: {0}")]
+    Opening(String),
+}
+
+/// One scheduled game.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pairing {
+    pub key: String,
+    /// The opening's index: both games of a pair start from it, with the colours swapped.
+    pub pair: u64,
+    pub black: String,
+    pub white: String,
+}
+
+/// Every game of a round robin between `agents` (or, with a `gauntlet` agent, of it against each of them), `games`
+/// per pairing rounded up to whole pairs.
+pub fn schedule(agents: &[String], gauntlet: Option<&str>, games: u32) -> Result<Vec<Pairing>, ArenaError> {
+    let mut pairings: Vec<(String, String)> = Vec::new();
+    match gauntlet {
+        Some(g) => pairings.extend(agents.iter().filter(|a| a.as_str() != g).map(|a| (g.to_string(), a.clone()))),
+        None => {
+            for (i, a) in agents.iter().enumerate() {
+                pairings.extend(agents[i + 1..].iter().filter(|b| *b != a).map(|b| (a.clone(), b.clone())));
+            }
+        }
+    }
+    if pairings.is_empty() {
+        return Err(ArenaError::TooFewAgents);
+    }
+    let pairs = games.div_ceil(2).max(1) as u64;
+    let mut out = Vec::new();
+    for pair in 0..pairs {
+        for (a, b) in &pairings {
+            out.push(Pairing { key: format!("{a} vs {b} #{pair} ab"), pair, black: a.clone(), white: b.clone() });
+            out.push(Pairing { key: format!("{a} vs {b} #{pair} ba"), pair, black: b.clone(), white: a.clone() });
+        }
+    }
+    Ok(out)
+}
+
+/// The opening of pair `pair`: `plies` seeded random legal moves from the start (every pairing plays the same
+/// openings, so that their games compare).
+pub fn opening(rules: &Rules, seed: u64, pair: u64, plies: u32) -> Vec<Move> {
+    let mut rng = Pcg64Mcg::seed_from_u64(hash_discs(seed, pair));
+    let mut game = Game::new(*rules);
+    while game.moves().len() < plies as usize {
+        let mv = match game.status() {
+            Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).expect("a legal move")),
+            Status::MustPass => Move::Pass,
+            Status::Over => break,
+        };
+        game.push(mv).expect("a legal move");
+    }
+    game.moves().to_vec()
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    Normal,
+    /// The side that failed (an error, an illegal move) loses by the whole board.
+    Forfeit {
+        loser: Color,
+        reason: String,
+    },
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct Played {
+    pub pairing: Pairing,
+    pub game: Game,
+    pub opening_plies: usize,
+    pub ending: Ending,
+    /// Black's score: 1, 0.5 or 0.
+    pub black_score: f64,
+    pub seconds: [f64; 2],
+}
+
+/// Plays a scheduled game from its opening; each agent is made from its spec with a seed of its own for this game.
+pub fn play(rules: &Rules, pairing: &Pairing, opening: &[Move], seed: u64) -> Result<Played, ArenaError> {
+    let game_seed = hash_discs(seed, hash_text(&pairing.key));
+    let mut agents = [agent_from_spec(&pairing.black, game_seed)?, agent_from_spec(&pairing.white, game_seed ^ 1)?];
+    let mut game = Game::new(*rules);
+    game.play_all(opening).map_err(|e| ArenaError::Opening(e.to_string()))?;
+    let mut seconds = [0.0f64; 2];
+    let mut ending = Ending::Normal;
+    while !game.is_over() {
+        let side = game.position().side;
+        let who = (side == Color::White) as usize;
+        let started = Instant::now();
+        let chosen = agents[who].select_move(&game);
+        seconds[who] += started.elapsed().as_secs_f64();
+        let failure = match chosen {
+            Ok(mv) => match game.push(mv) {
+                Ok(()) => continue,
+                Err(e) => format!("illegal move {mv}: {e}"),
+            },
+            Err(e) => e.to_string(),
+        };
+        ending = Ending::Forfeit { loser: side, reason: failure };
+        break;
+    }
+    let black_score = match &ending {
+        Ending::Forfeit { loser, .. } => (*loser == Color::White) as u8 as f64,
+        Ending::Normal => match game.outcome().margin_for(Color::Black).signum() {
+            1 => 1.0,
+            0 => 0.5,
+            _ => 0.0,
+        },
+    };
+    Ok(Played { pairing: pairing.clone(), game, opening_plies: opening.len(), ending, black_score, seconds })
+}
+
+/// FNV-1a of a text: stable across builds and platforms, unlike std's hasher.
+fn hash_text(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+/// An arena directory: `results.csv` and `games/`.
+pub struct ArenaDir {
+    dir: PathBuf,
+}
+
+/// One row of `results.csv`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResultRow {
+    pub key: String,
+    pub pair: u64,
+    pub black: String,
+    pub white: String,
+    pub black_score: f64,
+    pub ending: String,
+}
+
+impl ResultRow {
+    pub fn as_game_result(&self) -> GameResult {
+        GameResult {
+            black: self.black.clone(),
+            white: self.white.clone(),
+            black_score: self.black_score,
+            pair: Some(hash_text(&format!("{} {}", pair_name(&self.black, &self.white), self.pair))),
+        }
+    }
+}
+
+/// The two specs of a pairing in a fixed order, so that both colours of a pair share it.
+fn pair_name(a: &str, b: &str) -> String {
+    if a < b {
+        format!("{a} vs {b}")
+    } else {
+        format!("{b} vs {a}")
+    }
+}
+
+impl ArenaDir {
+    pub fn new(dir: impl Into<PathBuf>) -> ArenaDir {
+        ArenaDir { dir: dir.into() }
+    }
+
+    pub fn results(&self) -> PathBuf {
+        self.dir.join("results.csv")
+    }
+
+    pub fn games(&self) -> PathBuf {
+        self.dir.join("games")
+    }
+
+    pub fn ratings_csv(&self) -> PathBuf {
+        self.dir.join("ratings.csv")
+    }
+
+    pub fn ratings_json(&self) -> PathBuf {
+        self.dir.join("ratings.json")
+    }
+
+    /// The stored rows; a last line cut short (an arena killed while appending it, or one appending now) is not
+    /// read. Any other malformed line is an error naming the file and line.
+    pub fn read(&self) -> Result<Vec<ResultRow>, ArenaError> {
+        let path = self.results();
+        let text = match std::fs::read(&path) {
+            Ok(b) => String::from_utf8(b)
+                .map_err(|_| ArenaError::File { path: path.clone(), problem: "not UTF-8".into() })?,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
+            Err(e) => return Err(ArenaError::File { path, problem: e.to_string() }),
+        };
+        let complete = text.rfind('\n').map_or(0, |end| end + 1);
+        let mut rows = Vec::new();
+        for (i, line) in text[..complete].lines().enumerate() {
+            let err = |problem: String| ArenaError::Row { path: path.clone(), line: i + 1, problem };
+            if i == 0 {
+                if line != COLUMNS.join(",") {
+                    return Err(err(format!("unexpected header '{line}'")));
+                }
+                continue;
+            }
+            let fields = split_csv(line).map_err(err)?;
+            if fields.len() != COLUMNS.len() {
+                return Err(err(format!("{} fields, expected {}", fields.len(), COLUMNS.len())));
+            }
+            let pair = fields[1].parse().map_err(|_| err(format!("pair '{}' is not a number", fields[1])))?;
+            let black_score = fields[7]
+                .parse::<f64>()
+                .ok()
+                .filter(|s| [0.0, 0.5, 1.0].contains(s))
+                .ok_or_else(|| err(format!("black_score '{}' is not 0, 0.5 or 1", fields[7])))?;
+            rows.push(ResultRow {
+                key: fields[0].clone(),
+                pair,
+                black: fields[2].clone(),
+                white: fields[3].clone(),
+                black_score,
+                ending: fields[8].clone(),
+            });
+        }
+        Ok(rows)
+    }
+
+    /// Cuts off a last row left incomplete by a killed arena, so that its game is played again and the next row
+    /// starts on a line of its own. Call it before playing, never while another process appends.
+    pub fn repair(&self) -> Result<(), ArenaError> {
+        let path = self.results();
+        let fail = |e: std::io::Error| ArenaError::File {
+            path: path.clone(),
+            problem: format!("dropping a partial row: {e}"),
+        };
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(fail(e)),
+        };
+        let complete = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |end| end + 1);
+        if complete < bytes.len() {
+            OpenOptions::new().write(true).open(&path).and_then(|f| f.set_len(complete as u64)).map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    /// Stores a finished game: its GGF record (atomically), then its row, appended and synced.
+    pub fn store(&self, played: &Played) -> Result<(), ArenaError> {
+        let games = self.games();
+        let fail =
+            |path: &Path, e: std::io::Error| ArenaError::File { path: path.to_path_buf(), problem: e.to_string() };
+        std::fs::create_dir_all(&games).map_err(|e| fail(&games, e))?;
+        let p = &played.pairing;
+        let mut record = GgfGame::from_game(&played.game, &p.black, &p.white);
+        if let Ending::Forfeit { loser, reason } = &played.ending {
+            let margin = if *loser == Color::Black { -64 } else { 64 };
+            record.properties.retain(|(k, _)| k != "RE");
+            record.properties.push(("RE".into(), format!("{margin:+}.000:f")));
+            record.properties.push(("C".into(), format!("{} forfeits: {reason}", loser)));
+        }
+        let name = p.key.replace(|c: char| !c.is_ascii_alphanumeric() && c != '#' && c != '-', "_");
+        let ggf = games.join(format!("{name}.ggf"));
+        write_atomic(&ggf, (record.to_ggf() + "\n").as_bytes()).map_err(|e| fail(&ggf, e))?;
+
+        let path = self.results();
+        let mut file = OpenOptions::new().create(true).append(true).open(&path).map_err(|e| fail(&path, e))?;
+        let mut text = String::new();
+        if file.seek(SeekFrom::End(0)).map_err(|e| fail(&path, e))? == 0 {
+            text.push_str(&COLUMNS.join(","));
+            text.push('\n');
+        }
+        let pos = played.game.position();
+        let (ending, reason) = match &played.ending {
+            Ending::Normal => ("normal", String::new()),
+            Ending::Forfeit { loser, reason } => ("forfeit", format!("{loser}: {reason}")),
+        };
+        let opening: String = played.game.moves()[..played.opening_plies].iter().map(|m| m.to_string()).collect();
+        let fields = [
+            p.key.clone(),
+            p.pair.to_string(),
+            p.black.clone(),
+            p.white.clone(),
+            opening,
+            pos.black().count().to_string(),
+            pos.white().count().to_string(),
+            played.black_score.to_string(),
+            ending.to_string(),
+            reason,
+            played.game.moves().len().to_string(),
+            format!("{:.3}", played.seconds[0]),
+            format!("{:.3}", played.seconds[1]),
+        ];
+        text.push_str(&fields.iter().map(|f| quote_csv(f)).collect::<Vec<_>>().join(","));
+        text.push('\n');
+        file.write_all(text.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| fail(&path, e))
+    }
+}
+
+/// A CSV field, quoted when it holds a comma, a quote or a line break.
+fn quote_csv(field: &str) -> String {
+    if field.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", field.replace('"', "\"\"").replace(['\n', '\r'], " "))
+    } else {
+        field.to_string()
+    }
+}
+
+/// The fields of a CSV line (quotes as [`quote_csv`] writes them).
+fn split_csv(line: &str) -> Result<Vec<String>, String> {
+    let (mut fields, mut field, mut quoted, mut chars) = (vec![], String::new(), false, line.chars().peekable());
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                field.push('"');
+                chars.next();
+            }
+            ('"', true) => quoted = false,
+            ('"', false) if field.is_empty() => quoted = true,
+            (',', false) => fields.push(std::mem::take(&mut field)),
+            (c, _) => field.push(c),
+        }
+    }
+    if quoted {
+        return Err("an unclosed quote".into());
+    }
+    fields.push(field);
+    Ok(fields)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn specs(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn round_robins_and_gauntlets_pair_every_opening_with_both_colours() {
+        let s = schedule(&specs(&["a", "b", "c"]), None, 3).unwrap();
+        assert_eq!(s.len(), 3 * 4, "3 pairings, 3 games rounded up to 2 pairs");
+        for p in &s {
+            let twin = s.iter().find(|q| q.pair == p.pair && q.black == p.white && q.white == p.black);
+            assert!(twin.is_some(), "{p:?} has no colour-swapped twin");
+        }
+        let g = schedule(&specs(&["a", "b", "c"]), Some("a"), 2).unwrap();
+        assert_eq!(g.len(), 4);
+        assert!(g.iter().all(|p| p.black == "a" || p.white == "a"));
+        assert!(schedule(&specs(&["a"]), None, 2).is_err());
+        // Keys do not depend on the other agents: a pairing's games keep their keys when an agent joins.
+        let more = schedule(&specs(&["a", "b", "c", "d"]), None, 3).unwrap();
+        assert!(s.iter().all(|p| more.contains(p)));
+    }
+
+    #[test]
+    fn games_are_reproducible_and_start_from_their_opening() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let pairing = |black: &str, white: &str| Pairing {
+            key: format!("{black} vs {white} #0 ab"),
+            pair: 0,
+            black: black.into(),
+            white: white.into(),
+        };
+        let opening = opening(&rules, 1, 0, 4);
+        assert_eq!(opening.len(), 4);
+        let (a, b) = (
+            play(&rules, &pairing("random", "greedy"), &opening, 7).unwrap(),
+            play(&rules, &pairing("random", "greedy"), &opening, 7).unwrap(),
+        );
+        assert_eq!(a.game.moves(), b.game.moves());
+        assert_eq!(a.ending, Ending::Normal);
+        assert_eq!(&a.game.moves()[..4], &opening[..]);
+        // A spec that cannot be built is an error, not a game.
+        assert!(play(&rules, &pairing("random", "nonsense"), &opening, 7).is_err());
+    }
+
+    #[test]
+    fn stored_rows_read_back_and_a_cut_row_is_dropped() {
+        let dir = std::env::temp_dir().join(format!("oz-arena-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let arena = ArenaDir::new(&dir);
+        let rules = Rules::othello().with_size(6).unwrap();
+        let schedule = schedule(&specs(&["random", "greedy"]), None, 2).unwrap();
+        for p in &schedule {
+            arena.store(&play(&rules, p, &opening(&rules, 3, p.pair, 2), 3).unwrap()).unwrap();
+        }
+        let rows = arena.read().unwrap();
+        assert_eq!(
+            rows.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
+            schedule.iter().map(|p| p.key.clone()).collect::<Vec<_>>()
+        );
+        assert_eq!(std::fs::read_dir(arena.games()).unwrap().count(), 2);
+        let ggf = std::fs::read_to_string(arena.games().join("random_vs_greedy_#0_ab.ggf")).unwrap();
+        let record = othello_core::ggf::parse_ggf(&ggf).pop().unwrap().unwrap();
+        assert_eq!((record.property("PB"), record.property("PW")), (Some("random"), Some("greedy")));
+        assert!(record.replay().unwrap().is_over());
+        // A kill while appending leaves part of a row: it is not read, and repair drops it, keeping the rest.
+        let mut text = std::fs::read_to_string(arena.results()).unwrap();
+        text.push_str("random vs greedy #1 ab,1,ran");
+        std::fs::write(arena.results(), &text).unwrap();
+        assert_eq!(arena.read().unwrap().len(), 2);
+        arena.repair().unwrap();
+        assert!(std::fs::read_to_string(arena.results()).unwrap().ends_with('\n'));
+        assert_eq!(arena.read().unwrap().len(), 2);
+        // Any other damage names the line.
+        std::fs::write(
+            arena.results(),
+            text.replace(",normal,", ",normal").lines().take(2).collect::<Vec<_>>().join("\n") + "\n",
+        )
+        .unwrap();
+        let err = arena.read().unwrap_err().to_string();
+        assert!(err.contains("results.csv") && err.contains("line 2"), "{err}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn csv_fields_round_trip() {
+        for f in ["plain", "net:model=a,sims=8", "say \"hi\"", ""] {
+            assert_eq!(split_csv(&quote_csv(f)).unwrap(), vec![f.to_string()]);
+        }
+        assert_eq!(split_csv("a,\"b,c\",d").unwrap(), vec!["a", "b,c", "d"]);
+        assert!(split_csv("\"open").is_err());
+    }
+}

@@ -1,0 +1,288 @@
+//! `arena`: games between agents on several threads, stored as they end (resumable), with live standings; and
+//! `ratings`: the Elo table of an arena directory.
+
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_core::Rules;
+use othello_eval::arena::{opening, play, schedule, ArenaDir};
+use othello_eval::ratings::{fit, Ratings};
+
+/// What `arena` plays.
+pub struct ArenaOptions<'a> {
+    pub out: &'a Path,
+    pub agents: &'a [String],
+    pub gauntlet: Option<&'a str>,
+    pub games: u32,
+    pub threads: usize,
+    pub rules: Rules,
+    pub seed: u64,
+    pub opening_plies: u32,
+}
+
+pub fn arena(o: ArenaOptions) -> Result<()> {
+    let mut agents = o.agents.to_vec();
+    if let Some(g) = o.gauntlet {
+        if !agents.iter().any(|a| a == g) {
+            agents.push(g.to_string());
+        }
+    }
+    for spec in &agents {
+        othello_eval::agent_from_spec(spec, 0)?;
+    }
+    let dir = ArenaDir::new(o.out);
+    dir.repair()?;
+    let done: std::collections::HashSet<String> = dir.read()?.into_iter().map(|r| r.key).collect();
+    let all = schedule(&agents, o.gauntlet, o.games)?;
+    let todo: Vec<_> = all.iter().filter(|p| !done.contains(&p.key)).cloned().collect();
+    eprintln!(
+        "{} games scheduled, {} already in {}, {} to play on {} threads",
+        all.len(),
+        all.len() - todo.len(),
+        dir.results().display(),
+        todo.len(),
+        o.threads
+    );
+    let bar = ProgressBar::new(todo.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
+    );
+    let (next, stored, failure) = (AtomicUsize::new(0), Mutex::new(()), Mutex::new(None));
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        for _ in 0..o.threads.max(1) {
+            scope.spawn(|| {
+                while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let result = play(&o.rules, p, &opening(&o.rules, o.seed, p.pair, o.opening_plies), o.seed)
+                        .and_then(|played| {
+                            let _turn = stored.lock().unwrap_or_else(|e| e.into_inner());
+                            dir.store(&played)
+                        });
+                    if let Err(e) = result {
+                        *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
+                        next.store(todo.len(), Ordering::Relaxed);
+                        return;
+                    }
+                    bar.inc(1);
+                }
+            });
+        }
+        // Standings as the games arrive; a plain line every 30 s when the output is not a terminal.
+        let mut last_line = Instant::now();
+        while next.load(Ordering::Relaxed) < todo.len() || bar.position() < todo.len() as u64 {
+            if failure.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(500));
+            let rate = bar.position() as f64 / started.elapsed().as_secs_f64().max(1e-9);
+            let standings = dir.read().ok().and_then(|rows| {
+                let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
+                let anchor = if agents.iter().any(|a| a == "random") { "random" } else { agents[0].as_str() };
+                fit(&games, anchor, 0.0).ok()
+            });
+            let leaders = standings.map_or(String::new(), |s| {
+                s.ratings
+                    .iter()
+                    .map(|r| format!("{} {:+.0}±{:.0}", r.player, r.elo, r.interval95()))
+                    .collect::<Vec<_>>()
+                    .join("  ")
+            });
+            bar.set_message(format!("{rate:.2} games/s  {leaders}"));
+            if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
+                eprintln!("{}/{} games, {rate:.2} games/s  {leaders}", bar.position(), todo.len());
+                last_line = Instant::now();
+            }
+        }
+    });
+    bar.finish_and_clear();
+    if let Some(e) = failure.into_inner().unwrap_or_else(|e| e.into_inner()) {
+        return Err(e.into());
+    }
+    eprintln!("{} games played in {:.1} s", todo.len(), started.elapsed().as_secs_f64());
+    ratings(o.out, &default_anchor(o.out)?, 0.0, false)
+}
+
+/// The player a table is anchored to by default: `random` if it played, else the first player of the results.
+pub fn default_anchor(dir: &Path) -> Result<String> {
+    let rows = ArenaDir::new(dir).read()?;
+    let first = rows.first().map(|r| r.black.clone()).context("no games stored yet")?;
+    Ok(if rows.iter().any(|r| r.black == "random" || r.white == "random") { "random".into() } else { first })
+}
+
+/// Fits, prints and stores the ratings of an arena directory, `anchor` at `anchor_elo`.
+pub fn ratings(dir: &Path, anchor: &str, anchor_elo: f64, los_matrix: bool) -> Result<()> {
+    let arena = ArenaDir::new(dir);
+    let rows = arena.read()?;
+    let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
+    let fit = fit(&games, anchor, anchor_elo).with_context(|| format!("rating {}", arena.results().display()))?;
+    print_table(&fit);
+    if los_matrix {
+        print_los(&fit);
+    }
+    let mut csv = String::from("rank,player,elo,interval95,std_error,games,score\n");
+    for (i, r) in fit.ratings.iter().enumerate() {
+        csv.push_str(&format!(
+            "{},\"{}\",{:.1},{:.1},{:.2},{},{}\n",
+            i + 1,
+            r.player.replace('"', "\"\""),
+            r.elo,
+            r.interval95(),
+            r.std_error,
+            r.games,
+            r.score
+        ));
+    }
+    let json = serde_json::json!({
+        "anchor": anchor,
+        "anchor_elo": anchor_elo,
+        "games": rows.len(),
+        "ratings": fit.ratings.iter().map(|r| serde_json::json!({
+            "player": r.player,
+            "elo": r.elo,
+            "interval95": r.interval95(),
+            "std_error": r.std_error,
+            "games": r.games,
+            "score": r.score,
+        })).collect::<Vec<_>>(),
+    });
+    for (path, text) in [(arena.ratings_csv(), csv), (arena.ratings_json(), format!("{json:#}\n"))] {
+        othello_run::write_atomic(&path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}
+
+fn print_table(fit: &Ratings) {
+    let width = fit.ratings.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    println!(
+        "{:>4}  {:<width$}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}",
+        "rank", "player", "Elo", "+-95%", "games", "score", "LOS next"
+    );
+    for (i, r) in fit.ratings.iter().enumerate() {
+        let los = fit.ratings.get(i + 1).and_then(|n| fit.likelihood_of_superiority(&r.player, &n.player));
+        println!(
+            "{:>4}  {:<width$}  {:>+7.1}  {:>6.1}  {:>6}  {:>5.1}%  {:>7}",
+            i + 1,
+            r.player,
+            r.elo,
+            r.interval95(),
+            r.games,
+            100.0 * r.score / r.games.max(1) as f64,
+            los.map_or(String::new(), |l| format!("{:.1}%", 100.0 * l))
+        );
+    }
+}
+
+fn print_los(fit: &Ratings) {
+    println!("likelihood of superiority (row over column):");
+    for a in &fit.ratings {
+        let cells: Vec<String> = fit
+            .ratings
+            .iter()
+            .map(|b| match fit.likelihood_of_superiority(&a.player, &b.player) {
+                Some(_) if a.player == b.player => "    -".to_string(),
+                Some(l) => format!("{:>5.1}", 100.0 * l),
+                None => String::new(),
+            })
+            .collect();
+        println!("{:<24} {}", a.player, cells.join(" "));
+    }
+}
+
+/// What `sprt` tests.
+pub struct SprtOptions<'a> {
+    pub out: &'a Path,
+    pub candidate: &'a str,
+    pub baseline: &'a str,
+    pub test: othello_eval::sprt::Sprt,
+    pub rules: Rules,
+    pub seed: u64,
+    pub opening_plies: u32,
+    /// Stop undecided after this many pairs.
+    pub max_pairs: u64,
+}
+
+/// `sprt`: game pairs between a candidate and a baseline until the log-likelihood ratio crosses a bound. Games are
+/// stored as the arena stores them, so a rerun continues the test; the decision goes to `OUT/sprt.json`.
+pub fn sprt(o: SprtOptions) -> Result<()> {
+    use othello_eval::sprt::{pair_category, Decision};
+    anyhow::ensure!(o.candidate != o.baseline, "the candidate and the baseline are the same agent");
+    for spec in [o.candidate, o.baseline] {
+        othello_eval::agent_from_spec(spec, 0)?;
+    }
+    let dir = ArenaDir::new(o.out);
+    dir.repair()?;
+    let pairing = |pair: u64, candidate_black: bool| {
+        let (black, white) = if candidate_black { (o.candidate, o.baseline) } else { (o.baseline, o.candidate) };
+        let colours = if candidate_black { "ab" } else { "ba" };
+        othello_eval::arena::Pairing {
+            key: format!("{} vs {} #{pair} {colours}", o.candidate, o.baseline),
+            pair,
+            black: black.to_string(),
+            white: white.to_string(),
+        }
+    };
+    let stored: std::collections::HashMap<String, f64> = dir
+        .read()?
+        .into_iter()
+        .map(|r| (r.key.clone(), if r.black == o.candidate { r.black_score } else { 1.0 - r.black_score }))
+        .collect();
+    let (lower, upper) = o.test.bounds();
+    let mut pentanomial = [0u64; 5];
+    let mut decision = Decision::Continue;
+    let mut pair = 0;
+    while pair < o.max_pairs && decision == Decision::Continue {
+        let mut scores = [0.0; 2];
+        for (i, candidate_black) in [true, false].into_iter().enumerate() {
+            let p = pairing(pair, candidate_black);
+            scores[i] = match stored.get(&p.key) {
+                Some(&s) => s,
+                None => {
+                    let played = play(&o.rules, &p, &opening(&o.rules, o.seed, pair, o.opening_plies), o.seed)?;
+                    dir.store(&played)?;
+                    if candidate_black {
+                        played.black_score
+                    } else {
+                        1.0 - played.black_score
+                    }
+                }
+            };
+        }
+        pentanomial[pair_category(scores[0], scores[1])] += 1;
+        pair += 1;
+        decision = o.test.decide(&pentanomial);
+        if pair % 10 == 0 || decision != Decision::Continue {
+            eprintln!(
+                "pairs {pair}  pentanomial {pentanomial:?}  LLR {:+.3} in ({lower:+.3}, {upper:+.3})",
+                o.test.llr(&pentanomial)
+            );
+        }
+    }
+    let verdict = match decision {
+        Decision::H1 => {
+            format!("H1 accepted: {} is {} Elo stronger rather than {}", o.candidate, o.test.elo1, o.test.elo0)
+        }
+        Decision::H0 => format!("H0 accepted: {} is not {} Elo stronger", o.candidate, o.test.elo1),
+        Decision::Continue => format!("undecided after {pair} pairs"),
+    };
+    println!("{verdict}");
+    let json = serde_json::json!({
+        "candidate": o.candidate,
+        "baseline": o.baseline,
+        "elo0": o.test.elo0,
+        "elo1": o.test.elo1,
+        "alpha": o.test.alpha,
+        "beta": o.test.beta,
+        "pairs": pair,
+        "pentanomial": pentanomial,
+        "llr": o.test.llr(&pentanomial),
+        "bounds": [lower, upper],
+        "decision": match decision { Decision::H0 => "H0", Decision::H1 => "H1", Decision::Continue => "undecided" },
+    });
+    let path = o.out.join("sprt.json");
+    othello_run::write_atomic(&path, format!("{json:#}\n").as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}

@@ -1,0 +1,151 @@
+//! End-to-end tests of the arena: games stored as they end, a `kill -9` and a rerun that plays only what is
+//! missing, agents joining later, and the ratings table with its files.
+
+use std::collections::HashSet;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+mod common;
+use common::{bin, temp_run};
+
+/// The keys of the complete rows of `results.csv` (a row being appended is not counted).
+fn keys(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap_or_default();
+    let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
+    complete.lines().skip(1).map(|l| l.split(',').next().unwrap_or("").to_string()).collect()
+}
+
+fn arena(dir: &Path, agents: &[&str], games: &str) -> std::process::Command {
+    let mut cmd = bin();
+    cmd.args(["arena", "--out", dir.to_str().unwrap(), "--games", games, "--threads", "2", "--agents"]).args(agents);
+    cmd
+}
+
+#[test]
+fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
+    let dir = temp_run("arena");
+    let agents = ["random", "greedy", "positional:depth=2"];
+    // 3 pairings x 200 games on 8x8: long enough to be killed midway.
+    let mut child = arena(&dir, &agents, "200").stderr(std::process::Stdio::null()).spawn().unwrap();
+    let started = Instant::now();
+    while keys(&dir).len() < 40 && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let before = keys(&dir).len();
+    assert!((40..600).contains(&before), "{before} games stored before the kill");
+
+    let out = arena(&dir, &agents, "200").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let all = keys(&dir);
+    assert_eq!(all.len(), 600, "every scheduled game once");
+    assert_eq!(all.iter().collect::<HashSet<_>>().len(), 600, "no game stored twice");
+    assert!(stderr.contains(&format!("{} to play", 600 - before)), "{stderr}");
+    let games = std::fs::read_dir(dir.join("games"))
+        .unwrap()
+        .filter(|e| e.as_ref().unwrap().path().extension().is_some_and(|x| x == "ggf"))
+        .count();
+    assert_eq!(games, 600);
+
+    // The ratings put the players in the order of their strength, apart where the gaps are large.
+    let table = String::from_utf8_lossy(&out.stdout).to_string();
+    let order: Vec<&str> = table.lines().skip(1).filter_map(|l| l.split_whitespace().nth(1)).collect();
+    assert_eq!(order.first(), Some(&"positional:depth=2"), "{table}");
+
+    // A fourth agent plays only its own pairings.
+    let out = arena(&dir, &["random", "greedy", "positional:depth=2", "positional:depth=1"], "200").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success() && stderr.contains("600 already") && stderr.contains("600 to play"), "{stderr}");
+    assert_eq!(keys(&dir).len(), 1200);
+
+    // `ratings` writes its table as CSV and JSON, anchored where asked.
+    let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "greedy=100"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ratings.json")).unwrap()).unwrap();
+    let ratings = json["ratings"].as_array().unwrap();
+    assert_eq!(ratings.len(), 4);
+    let greedy = ratings.iter().find(|r| r["player"] == "greedy").unwrap();
+    assert_eq!(greedy["elo"], 100.0);
+    assert_eq!(std::fs::read_to_string(dir.join("ratings.csv")).unwrap().lines().count(), 5);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_agent_specs_and_anchors_are_refused_by_name() {
+    let dir = temp_run("arena-bad");
+    let out = arena(&dir, &["random", "positional:depht=2"], "2").output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("depht"), "{stderr}");
+    assert!(arena(&dir, &["random", "greedy"], "2").output().unwrap().status.success());
+    let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "nobody=0"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("nobody"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// A much stronger candidate is accepted (H1) and a much weaker one rejected (H0), each after a handful of pairs;
+/// a rerun reaches the same decision from the stored games without playing any.
+#[test]
+fn sprt_decides_clear_cases_and_a_rerun_replays_nothing() {
+    let dir = temp_run("sprt");
+    let sprt = |candidate: &str, baseline: &str, out: &Path| {
+        bin()
+            .args(["sprt", "--out", out.to_str().unwrap(), "--candidate", candidate, "--baseline", baseline])
+            .args(["--elo0", "0", "--elo1", "100", "--rules", "othello,6x6"])
+            .output()
+            .unwrap()
+    };
+    let strong = dir.join("strong");
+    let out = sprt("positional:depth=2", "random", &strong);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("H1 accepted"), "{}", String::from_utf8_lossy(&out.stdout));
+    let decision: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(strong.join("sprt.json")).unwrap()).unwrap();
+    assert_eq!(decision["decision"], "H1");
+    assert!(decision["llr"].as_f64().unwrap() >= decision["bounds"][1].as_f64().unwrap());
+    let games = keys(&strong).len();
+    assert_eq!(games as u64, 2 * decision["pairs"].as_u64().unwrap());
+    let again = sprt("positional:depth=2", "random", &strong);
+    assert!(String::from_utf8_lossy(&again.stdout).contains("H1 accepted"));
+    assert_eq!(keys(&strong).len(), games, "the rerun played no game");
+
+    let weak = dir.join("weak");
+    let out = sprt("random", "positional:depth=2", &weak);
+    assert!(String::from_utf8_lossy(&out.stdout).contains("H0 accepted"), "{}", String::from_utf8_lossy(&out.stdout));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Every agent is seeded per game: the same agents, seed and openings give the same games on one thread or two.
+#[test]
+fn the_same_games_on_one_thread_or_two() {
+    let dir = temp_run("arena-threads");
+    let rows = |threads: &str| {
+        let out = dir.join(threads);
+        let status = bin()
+            .args([
+                "arena",
+                "--out",
+                out.to_str().unwrap(),
+                "--games",
+                "10",
+                "--threads",
+                threads,
+                "--rules",
+                "othello,6x6",
+            ])
+            .args(["--agents", "random", "greedy", "positional:depth=2"])
+            .output()
+            .unwrap()
+            .status;
+        assert!(status.success());
+        let text = std::fs::read_to_string(out.join("results.csv")).unwrap();
+        // Everything but the seconds each side used.
+        let mut rows: Vec<String> = text.lines().map(|l| l.rsplitn(3, ',').nth(2).unwrap().to_string()).collect();
+        rows.sort();
+        rows
+    };
+    assert_eq!(rows("1"), rows("2"));
+    let _ = std::fs::remove_dir_all(&dir);
+}
