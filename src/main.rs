@@ -24,6 +24,19 @@ struct Cli {
     command: Command,
 }
 
+/// How the games of `arena` and `sprt` are set up.
+#[derive(clap::Args)]
+struct MatchArgs {
+    #[arg(long, default_value = "othello")]
+    rules: othello_core::Rules,
+    /// Seeds the openings and every agent of every game.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Random plies from the start that make each pair's opening.
+    #[arg(long, default_value_t = 4)]
+    opening_plies: u32,
+}
+
 #[derive(Subcommand)]
 enum Command {
     /// Count the move sequences of DEPTH plies (perft).
@@ -246,13 +259,8 @@ enum Command {
         games: u32,
         #[arg(long, default_value_t = 1)]
         threads: usize,
-        #[arg(long, default_value = "othello")]
-        rules: othello_core::Rules,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Random plies from the start that make each pair's opening.
-        #[arg(long, default_value_t = 4)]
-        opening_plies: u32,
+        #[command(flatten)]
+        games_from: MatchArgs,
     },
     /// The Elo ratings of an arena directory (Bradley-Terry, 95% intervals widened for paired games): a table,
     /// DIR/ratings.csv and DIR/ratings.json.
@@ -283,12 +291,8 @@ enum Command {
         alpha: f64,
         #[arg(long, default_value_t = 0.05)]
         beta: f64,
-        #[arg(long, default_value = "othello")]
-        rules: othello_core::Rules,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        #[arg(long, default_value_t = 4)]
-        opening_plies: u32,
+        #[command(flatten)]
+        games_from: MatchArgs,
         /// Stop undecided after this many pairs.
         #[arg(long, default_value_t = 100_000)]
         max_pairs: u64,
@@ -353,16 +357,16 @@ fn main() -> Result<()> {
             import_wthor::run(&files, &RunDir::new(run), games_per_shard)
         }
         Command::Export { model, out } => export_model::run(&model, &out),
-        Command::Arena { out, agents, gauntlet, games, threads, rules, seed, opening_plies } => {
+        Command::Arena { out, agents, gauntlet, games, threads, games_from: m } => {
             let options = arena::ArenaOptions {
                 out: &out,
                 agents: &agents,
                 gauntlet: gauntlet.as_deref(),
                 games,
                 threads,
-                rules,
-                seed,
-                opening_plies,
+                rules: m.rules,
+                seed: m.seed,
+                opening_plies: m.opening_plies,
             };
             arena::arena(options)
         }
@@ -378,16 +382,16 @@ fn main() -> Result<()> {
             };
             arena::ratings(&dir, &name, elo, los)
         }
-        Command::Sprt { out, candidate, baseline, elo0, elo1, alpha, beta, rules, seed, opening_plies, max_pairs } => {
+        Command::Sprt { out, candidate, baseline, elo0, elo1, alpha, beta, games_from: m, max_pairs } => {
             let test = othello_eval::sprt::Sprt::new(elo0, elo1, alpha, beta)?;
             let options = arena::SprtOptions {
                 out: &out,
                 candidate: &candidate,
                 baseline: &baseline,
                 test,
-                rules,
-                seed,
-                opening_plies,
+                rules: m.rules,
+                seed: m.seed,
+                opening_plies: m.opening_plies,
                 max_pairs,
             };
             arena::sprt(options)
