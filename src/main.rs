@@ -117,7 +117,8 @@ enum Command {
     },
     /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
     Oracle {
-        /// An agent spec: random, greedy, positional:depth=N, each optionally with +endgameK (e.g. greedy+endgame14).
+        /// An agent spec: random, greedy, positional:depth=N, mcts:sims=N, each optionally with +endgameK (e.g.
+        /// greedy+endgame14).
         #[arg(long, default_value = "greedy")]
         agent: String,
         #[arg(long, default_value_t = 14)]
@@ -243,8 +244,8 @@ enum Command {
     /// Play matches between agents and store every game in OUT (results.csv, games/*.ggf); resumes, playing only
     /// the games still missing, and agents can join later. Ends with the ratings.
     ///
-    /// Agents are specs: random, greedy, positional:depth=N (alpha-beta on square weights and mobility), each
-    /// optionally followed by +endgameK (perfect play from K empties).
+    /// Agents are specs: random, greedy, positional:depth=N (alpha-beta on square weights and mobility),
+    /// mcts:sims=N (pure MCTS, random rollouts), each optionally followed by +endgameK (perfect play from K empties).
     Arena {
         #[arg(long)]
         out: PathBuf,

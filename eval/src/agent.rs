@@ -36,6 +36,7 @@ impl Agent for Box<dyn Agent> {
 ///
 /// - `random`, `greedy` (most flips);
 /// - `positional:depth=N`: alpha-beta to N plies on square weights and mobility (default depth 4);
+/// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///
 /// A bad spec is an error naming the part at fault and what is known.
@@ -80,10 +81,15 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             allow(&["depth"])?;
             Box::new(crate::positional::PositionalAgent::new(number("depth", 4, 1..=12)?, seed))
         }
+        "mcts" => {
+            allow(&["sims"])?;
+            Box::new(crate::rollout_mcts::RolloutMctsAgent::new(number("sims", 1000, 1..=10_000_000)?, seed))
+        }
         _ => {
             return Err(bad(format!(
-            "unknown agent '{name}' (known: random, greedy, positional:depth=N; add +endgameK for a perfect endgame)"
-        )))
+                "unknown agent '{name}' (known: random, greedy, positional:depth=N, mcts:sims=N; add +endgameK for a \
+                 perfect endgame)"
+            )))
         }
     };
     Ok(match endgame {
@@ -252,6 +258,7 @@ pub(crate) mod tests {
             ("greedy+endgame12", "greedy+endgame12"),
             ("positional", "positional:depth=4"),
             ("positional:depth=2+endgame10", "positional:depth=2+endgame10"),
+            ("mcts:sims=50", "mcts:sims=50"),
         ] {
             assert_eq!(agent_from_spec(spec, 1).unwrap().name(), name);
         }

@@ -10,10 +10,9 @@ use std::sync::Mutex;
 
 use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
-use thiserror::Error;
-
 use othello_net::{load_model, newest_model, DeviceError, ModelError, NetConfig, Network};
 use othello_run::{read_shards, Provenance, RunDir, Shard, ShardError};
+use thiserror::Error;
 
 use crate::evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 use crate::net_evaluator::NetworkEvaluator;

@@ -147,7 +147,7 @@ impl Search<'_> {
 
     /// The best score over the root moves within (alpha, beta) (PVS); the best move moves to the front, to be
     /// searched first by the next pass.
-    pub(super) fn root_window(&mut self, children: &mut [(Square, u64, u64)], mut alpha: i32, beta: i32) -> i32 {
+    fn root_window(&mut self, children: &mut [(Square, u64, u64)], mut alpha: i32, beta: i32) -> i32 {
         let confidence = PROBCUT_CONFIDENCE.get(self.level as usize).copied();
         self.report(Stage::Pass { confidence, window: (alpha, beta) });
         let mut best = -i32::MAX;
@@ -186,7 +186,7 @@ impl Search<'_> {
     /// The exact root score. On 8x8 boards selective passes (probcut on the pattern evaluation) come first, each
     /// searched in a window around the previous one's score; they leave best moves in the table for the exact
     /// pass, whose window is moved until the score falls inside (aspiration).
-    pub(super) fn root_exact(&mut self, children: &mut [(Square, u64, u64)], p: u64, o: u64) -> i32 {
+    fn root_exact(&mut self, children: &mut [(Square, u64, u64)], p: u64, o: u64) -> i32 {
         if !self.use_patterns {
             let limit = self.max_score() + 1;
             return self.root_window(children, -limit, limit);

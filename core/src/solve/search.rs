@@ -18,7 +18,7 @@ impl Search<'_> {
 
     /// The score of a finished game with `pc` discs for the side to score, `oc` for its opponent.
     #[inline(always)]
-    pub(super) fn score_of_counts(&self, pc: i32, oc: i32, empties: i32) -> i32 {
+    fn score_of_counts(&self, pc: i32, oc: i32, empties: i32) -> i32 {
         let diff = match self.objective {
             Objective::MostDiscs => pc - oc,
             Objective::FewestDiscs => oc - pc,
@@ -30,7 +30,7 @@ impl Search<'_> {
     }
 
     #[cold]
-    pub(super) fn check_limits(&mut self) {
+    fn check_limits(&mut self) {
         if self.helper {
             // The first thread checks the limits on every thread's nodes: hand ours over now, not only when our
             // share of the split point is done (a share can run for minutes).
@@ -56,7 +56,7 @@ impl Search<'_> {
     /// most `alpha` fails low at once. Only computed when it would cut even with `unstable` of the opponent's discs
     /// unstable.
     #[inline(always)]
-    pub(super) fn stability_cut(&self, p: u64, o: u64, alpha: i32, unstable: i32) -> Option<i32> {
+    fn stability_cut(&self, p: u64, o: u64, alpha: i32, unstable: i32) -> Option<i32> {
         if !self.use_stability || alpha < 64 - 2 * (o.count_ones() as i32 - unstable) {
             return None;
         }
@@ -67,7 +67,7 @@ impl Search<'_> {
     /// Enhanced transposition cut-off: a child (by its table key) of a node with `n_empties` already known to be bad
     /// enough for the opponent.
     #[inline(always)]
-    pub(super) fn etc_cut(&self, child_keys: impl Iterator<Item = u64>, n_empties: u8, beta: i32) -> Option<i32> {
+    fn etc_cut(&self, child_keys: impl Iterator<Item = u64>, n_empties: u8, beta: i32) -> Option<i32> {
         for key in child_keys {
             let e = self.table.find(self.table.bucket(key), key);
             if e.key == key && e.empties == n_empties - 1 && e.level >= self.level && -(e.upper as i32) >= beta {
@@ -90,7 +90,7 @@ impl Search<'_> {
     pub(super) fn moves(&self, p: u64, o: u64) -> u64 {
         crate::kernel::moves_with(self.kernel, p, o) & self.mask
     }
-    pub(super) fn flips(&self, p: u64, o: u64, sq: u32) -> u64 {
+    fn flips(&self, p: u64, o: u64, sq: u32) -> u64 {
         crate::kernel::flips_with(self.kernel, p, o, sq)
     }
 
