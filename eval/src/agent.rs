@@ -226,6 +226,23 @@ pub(crate) mod tests {
         game.outcome().margin_for(Color::Black)
     }
 
+    /// The score (wins plus half the draws, per game) of agents made by `a` against agents made by `b` over `games`
+    /// games, colours alternating, each game's agents seeded by its index.
+    pub(crate) fn match_score(
+        rules: Rules,
+        a: &mut dyn FnMut(u64) -> Box<dyn Agent>,
+        b: &mut dyn FnMut(u64) -> Box<dyn Agent>,
+        games: u64,
+    ) -> f64 {
+        let mut points = 0.0;
+        for i in 0..games {
+            let (mut x, mut y) = (a(i), b(1000 + i));
+            let margin = if i % 2 == 0 { play(rules, &mut *x, &mut *y) } else { -play(rules, &mut *y, &mut *x) };
+            points += (margin.signum() as f64 + 1.0) / 2.0;
+        }
+        points / games as f64
+    }
+
     #[test]
     fn the_same_seed_gives_the_same_games() {
         let rules = Rules::othello();

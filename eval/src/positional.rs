@@ -117,7 +117,7 @@ impl Agent for PositionalAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::tests::play;
+    use crate::agent::tests::match_score;
     use crate::agent::{GreedyAgent, RandomAgent};
 
     /// Plain minimax (no pruning) over the same evaluation.
@@ -168,25 +168,10 @@ mod tests {
     #[test]
     fn deeper_search_wins_more() {
         let rules = Rules::othello();
-        let score = |a: &mut dyn FnMut(u64) -> Box<dyn Agent>, b: &mut dyn FnMut(u64) -> Box<dyn Agent>, games: u64| {
-            let mut points = 0.0;
-            for i in 0..games {
-                let (mut x, mut y) = (a(i), b(1000 + i));
-                let margin = if i % 2 == 0 { play(rules, &mut *x, &mut *y) } else { -play(rules, &mut *y, &mut *x) };
-                points += if margin > 0 {
-                    1.0
-                } else if margin == 0 {
-                    0.5
-                } else {
-                    0.0
-                };
-            }
-            points / games as f64
-        };
         let depth = |d: u32| move |s: u64| -> Box<dyn Agent> { Box::new(PositionalAgent::new(d, s)) };
-        let vs_random = score(&mut depth(2), &mut |s| Box::new(RandomAgent::new(s)), 40);
-        let vs_greedy = score(&mut depth(2), &mut |s| Box::new(GreedyAgent::new(s)), 40);
-        let deeper = score(&mut depth(3), &mut depth(1), 40);
+        let vs_random = match_score(rules, &mut depth(2), &mut |s| Box::new(RandomAgent::new(s)), 40);
+        let vs_greedy = match_score(rules, &mut depth(2), &mut |s| Box::new(GreedyAgent::new(s)), 40);
+        let deeper = match_score(rules, &mut depth(3), &mut depth(1), 40);
         assert!(vs_random >= 0.9 && vs_greedy >= 0.8 && deeper >= 0.65, "{vs_random} {vs_greedy} {deeper}");
     }
 }

@@ -122,33 +122,16 @@ impl Agent for RolloutMctsAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::tests::play;
+    use crate::agent::tests::{match_score, play};
     use crate::agent::RandomAgent;
-
-    fn score(rules: Rules, a: &mut dyn FnMut(u64) -> Box<dyn Agent>, b: &mut dyn FnMut(u64) -> Box<dyn Agent>) -> f64 {
-        let games = 20;
-        let mut points = 0.0;
-        for i in 0..games {
-            let (mut x, mut y) = (a(i), b(1000 + i));
-            let margin = if i % 2 == 0 { play(rules, &mut *x, &mut *y) } else { -play(rules, &mut *y, &mut *x) };
-            points += if margin > 0 {
-                1.0
-            } else if margin == 0 {
-                0.5
-            } else {
-                0.0
-            };
-        }
-        points / games as f64
-    }
 
     /// Search buys strength: 300 simulations beat random play, and beat 20 simulations.
     #[test]
     fn more_simulations_win_more() {
         let rules = Rules::othello().with_size(6).unwrap();
         let mcts = |sims: u32| move |seed: u64| -> Box<dyn Agent> { Box::new(RolloutMctsAgent::new(sims, seed)) };
-        let vs_random = score(rules, &mut mcts(300), &mut |s| Box::new(RandomAgent::new(s)));
-        let vs_fewer = score(rules, &mut mcts(300), &mut mcts(20));
+        let vs_random = match_score(rules, &mut mcts(300), &mut |s| Box::new(RandomAgent::new(s)), 20);
+        let vs_fewer = match_score(rules, &mut mcts(300), &mut mcts(20), 20);
         assert!(vs_random >= 0.9 && vs_fewer >= 0.7, "{vs_random} {vs_fewer}");
     }
 
