@@ -372,16 +372,16 @@ fn main() -> Result<()> {
             arena::arena(options)
         }
         Command::Ratings { dir, anchor, los } => {
-            let (name, elo) = match anchor.as_deref() {
+            let anchor = match anchor.as_deref() {
                 Some(text) => {
                     let (name, elo) = text.rsplit_once('=').unwrap_or((text, "0"));
                     let elo =
                         elo.parse::<f64>().map_err(|_| anyhow::anyhow!("--anchor {text}: '{elo}' is not a number"))?;
-                    (name.to_string(), elo)
+                    Some((name, elo))
                 }
-                None => (arena::default_anchor(&dir)?, 0.0),
+                None => None,
             };
-            arena::ratings(&dir, &name, elo, los)
+            arena::ratings(&dir, anchor, los)
         }
         Command::Sprt { out, candidate, baseline, elo0, elo1, alpha, beta, games_from: m, max_pairs } => {
             let test = othello_eval::sprt::Sprt::new(elo0, elo1, alpha, beta)?;

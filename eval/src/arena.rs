@@ -63,6 +63,19 @@ pub struct Pairing {
     pub white: String,
 }
 
+impl Pairing {
+    /// The two games of pair `pair` between `a` and `b`: `a` black first, then the colours swapped.
+    pub fn both_colours(a: &str, b: &str, pair: u64) -> [Pairing; 2] {
+        let game = |black: &str, white: &str, colours: &str| Pairing {
+            key: format!("{a} vs {b} #{pair} {colours}"),
+            pair,
+            black: black.to_string(),
+            white: white.to_string(),
+        };
+        [game(a, b, "ab"), game(b, a, "ba")]
+    }
+}
+
 /// Every game of a round robin between `agents` (or, with a `gauntlet` agent, of it against each of them), `games`
 /// per pairing rounded up to whole pairs.
 pub fn schedule(agents: &[String], gauntlet: Option<&str>, games: u32) -> Result<Vec<Pairing>, ArenaError> {
@@ -82,8 +95,7 @@ pub fn schedule(agents: &[String], gauntlet: Option<&str>, games: u32) -> Result
     let mut out = Vec::new();
     for pair in 0..pairs {
         for (a, b) in &pairings {
-            out.push(Pairing { key: format!("{a} vs {b} #{pair} ab"), pair, black: a.clone(), white: b.clone() });
-            out.push(Pairing { key: format!("{a} vs {b} #{pair} ba"), pair, black: b.clone(), white: a.clone() });
+            out.extend(Pairing::both_colours(a, b, pair));
         }
     }
     Ok(out)
@@ -195,6 +207,12 @@ impl ResultRow {
     }
 }
 
+/// The player a table is anchored to unless one is named: `random` if it played, else the first game's black.
+pub fn default_anchor(rows: &[ResultRow]) -> Option<&str> {
+    let random = rows.iter().any(|r| r.black == "random" || r.white == "random");
+    rows.first().map(|first| if random { "random" } else { first.black.as_str() })
+}
+
 /// The two specs of a pairing in a fixed order, so that both colours of a pair share it.
 fn pair_name(a: &str, b: &str) -> String {
     if a < b {
@@ -287,8 +305,9 @@ impl ArenaDir {
         Ok(())
     }
 
-    /// Stores a finished game: its GGF record (atomically), then its row, appended and synced.
-    pub fn store(&self, played: &Played) -> Result<(), ArenaError> {
+    /// Stores a finished game: its GGF record (atomically), then its row, appended and synced. Returns the row as
+    /// [`ArenaDir::read`] would read it back.
+    pub fn store(&self, played: &Played) -> Result<ResultRow, ArenaError> {
         let games = self.games();
         let fail =
             |path: &Path, e: std::io::Error| ArenaError::File { path: path.to_path_buf(), problem: e.to_string() };
@@ -335,7 +354,15 @@ impl ArenaDir {
         ];
         text.push_str(&fields.iter().map(|f| quote_csv(f)).collect::<Vec<_>>().join(","));
         text.push('\n');
-        file.write_all(text.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| fail(&path, e))
+        file.write_all(text.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| fail(&path, e))?;
+        Ok(ResultRow {
+            key: p.key.clone(),
+            pair: p.pair,
+            black: p.black.clone(),
+            white: p.white.clone(),
+            black_score: played.black_score,
+            ending: ending.to_string(),
+        })
     }
 }
 
@@ -424,10 +451,13 @@ mod tests {
         let arena = ArenaDir::new(&dir);
         let rules = Rules::othello().with_size(6).unwrap();
         let schedule = schedule(&specs(&["random", "greedy"]), None, 2).unwrap();
+        let mut returned = vec![];
         for p in &schedule {
-            arena.store(&play(&rules, p, &opening(&rules, 3, p.pair, 2), 3).unwrap()).unwrap();
+            returned.push(arena.store(&play(&rules, p, &opening(&rules, 3, p.pair, 2), 3).unwrap()).unwrap());
         }
         let rows = arena.read().unwrap();
+        assert_eq!(rows, returned, "what store returns is what read reads back");
+        assert_eq!(default_anchor(&rows), Some("random"));
         assert_eq!(
             rows.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
             schedule.iter().map(|p| p.key.clone()).collect::<Vec<_>>()

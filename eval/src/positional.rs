@@ -54,6 +54,13 @@ fn weight(sq: Square, size: u8) -> i32 {
     WEIGHTS_8X8[r as usize * 8 + c as usize]
 }
 
+/// [`weight`] of every square of the rules' board, 0 off it.
+fn board_weights(rules: &Rules) -> [i32; 64] {
+    std::array::from_fn(|i| {
+        Square::new(i as u8).filter(|_| rules.mask() >> i & 1 == 1).map_or(0, |sq| weight(sq, rules.size))
+    })
+}
+
 /// The position's value for the side to move: square weights, mobility and, for a finished game, the result.
 fn evaluate(rules: &Rules, pos: &Position, weights: &[i32; 64]) -> i32 {
     let sign = if rules.objective == Objective::FewestDiscs { -1 } else { 1 };
@@ -98,9 +105,7 @@ impl Agent for PositionalAgent {
             Status::MustPass => return Ok(Move::Pass),
             Status::Moves(m) => m,
         };
-        let weights: [i32; 64] = std::array::from_fn(|i| {
-            Square::new(i as u8).filter(|_| rules.mask() >> i & 1 == 1).map_or(0, |sq| weight(sq, rules.size))
-        });
+        let weights = board_weights(rules);
         // Each root move searched with a window that still tells a tie from a loss, so that equal moves are found.
         let scored: Vec<(Square, i32)> = moves
             .map(|sq| {
@@ -135,9 +140,7 @@ mod tests {
         let agent = PositionalAgent::new(3, 0);
         let mut rng = Pcg64Mcg::seed_from_u64(4);
         for rules in [Rules::othello(), Rules::othello().with_size(6).unwrap(), Rules::reverse()] {
-            let w: [i32; 64] = std::array::from_fn(|i| {
-                Square::new(i as u8).filter(|_| rules.mask() >> i & 1 == 1).map_or(0, |sq| weight(sq, rules.size))
-            });
+            let w = board_weights(&rules);
             let mut game = Game::new(rules);
             while !game.is_over() {
                 let pos = *game.position();

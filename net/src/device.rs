@@ -64,13 +64,11 @@ impl DeviceChoice {
 
 impl std::str::FromStr for DeviceChoice {
     type Err = DeviceError;
+    /// The names configs use (serde's, aliases included), so that the two cannot drift apart.
     fn from_str(s: &str) -> Result<DeviceChoice, DeviceError> {
-        match s {
-            "flex" | "cpu" => Ok(DeviceChoice::Flex),
-            "wgpu" => Ok(DeviceChoice::Wgpu),
-            "cuda" => Ok(DeviceChoice::Cuda),
-            other => Err(DeviceError::Unknown(other.to_string())),
-        }
+        use serde::de::IntoDeserializer;
+        let name: serde::de::value::StrDeserializer<serde::de::value::Error> = s.into_deserializer();
+        DeviceChoice::deserialize(name).map_err(|_| DeviceError::Unknown(s.to_string()))
     }
 }
 

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::Rules;
-use othello_eval::arena::{opening, play, schedule, ArenaDir};
+use othello_eval::arena::{default_anchor, opening, play, schedule, ArenaDir, Pairing};
 use othello_eval::ratings::{fit, Ratings};
 
 /// What `arena` plays.
@@ -36,7 +36,10 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
     }
     let dir = ArenaDir::new(o.out);
     dir.repair()?;
-    let done: std::collections::HashSet<String> = dir.read()?.into_iter().map(|r| r.key).collect();
+    // Every stored row, kept in memory as games end (the live standings fit them without rereading the file).
+    let rows = Mutex::new(dir.read()?);
+    let done: std::collections::HashSet<String> =
+        rows.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|r| r.key.clone()).collect();
     let all = schedule(&agents, o.gauntlet, o.games)?;
     let todo: Vec<_> = all.iter().filter(|p| !done.contains(&p.key)).cloned().collect();
     eprintln!(
@@ -50,7 +53,7 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
     let bar = ProgressBar::new(todo.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
     );
-    let (next, stored, failure) = (AtomicUsize::new(0), Mutex::new(()), Mutex::new(None));
+    let (next, failure) = (AtomicUsize::new(0), Mutex::new(None));
     let started = Instant::now();
     std::thread::scope(|scope| {
         for _ in 0..o.threads.max(1) {
@@ -58,8 +61,10 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
                 while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let result = play(&o.rules, p, &opening(&o.rules, o.seed, p.pair, o.opening_plies), o.seed)
                         .and_then(|played| {
-                            let _turn = stored.lock().unwrap_or_else(|e| e.into_inner());
-                            dir.store(&played)
+                            // One writer at a time: rows are appended whole, and in the order kept in memory.
+                            let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
+                            rows.push(dir.store(&played)?);
+                            Ok(())
                         });
                     if let Err(e) = result {
                         *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
@@ -78,11 +83,11 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
             }
             std::thread::sleep(Duration::from_millis(500));
             let rate = bar.position() as f64 / started.elapsed().as_secs_f64().max(1e-9);
-            let standings = dir.read().ok().and_then(|rows| {
+            let standings = {
+                let rows = rows.lock().unwrap_or_else(|e| e.into_inner());
                 let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
-                let anchor = if agents.iter().any(|a| a == "random") { "random" } else { agents[0].as_str() };
-                fit(&games, anchor, 0.0).ok()
-            });
+                default_anchor(&rows).and_then(|anchor| fit(&games, anchor, 0.0).ok())
+            };
             let leaders = standings.map_or(String::new(), |s| {
                 s.ratings
                     .iter()
@@ -102,21 +107,21 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
         return Err(e.into());
     }
     eprintln!("{} games played in {:.1} s", todo.len(), started.elapsed().as_secs_f64());
-    ratings(o.out, &default_anchor(o.out)?, 0.0, false)
+    ratings(o.out, None, false)
 }
 
-/// The player a table is anchored to by default: `random` if it played, else the first player of the results.
-pub fn default_anchor(dir: &Path) -> Result<String> {
-    let rows = ArenaDir::new(dir).read()?;
-    let first = rows.first().map(|r| r.black.clone()).context("no games stored yet")?;
-    Ok(if rows.iter().any(|r| r.black == "random" || r.white == "random") { "random".into() } else { first })
-}
-
-/// Fits, prints and stores the ratings of an arena directory, `anchor` at `anchor_elo`.
-pub fn ratings(dir: &Path, anchor: &str, anchor_elo: f64, los_matrix: bool) -> Result<()> {
+/// Fits, prints and stores the ratings of an arena directory, the anchor (a player and its Elo) as given, else
+/// [`default_anchor`] at 0.
+pub fn ratings(dir: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Result<()> {
     let arena = ArenaDir::new(dir);
     let rows = arena.read()?;
     let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
+    let (anchor, anchor_elo) = match anchor {
+        Some(given) => given,
+        None => {
+            (default_anchor(&rows).with_context(|| format!("{}: no games stored yet", arena.results().display()))?, 0.0)
+        }
+    };
     let fit = fit(&games, anchor, anchor_elo).with_context(|| format!("rating {}", arena.results().display()))?;
     print_table(&fit);
     if los_matrix {
@@ -214,16 +219,6 @@ pub fn sprt(o: SprtOptions) -> Result<()> {
     }
     let dir = ArenaDir::new(o.out);
     dir.repair()?;
-    let pairing = |pair: u64, candidate_black: bool| {
-        let (black, white) = if candidate_black { (o.candidate, o.baseline) } else { (o.baseline, o.candidate) };
-        let colours = if candidate_black { "ab" } else { "ba" };
-        othello_eval::arena::Pairing {
-            key: format!("{} vs {} #{pair} {colours}", o.candidate, o.baseline),
-            pair,
-            black: black.to_string(),
-            white: white.to_string(),
-        }
-    };
     let stored: std::collections::HashMap<String, f64> = dir
         .read()?
         .into_iter()
@@ -235,8 +230,8 @@ pub fn sprt(o: SprtOptions) -> Result<()> {
     let mut pair = 0;
     while pair < o.max_pairs && decision == Decision::Continue {
         let mut scores = [0.0; 2];
-        for (i, candidate_black) in [true, false].into_iter().enumerate() {
-            let p = pairing(pair, candidate_black);
+        for (i, p) in Pairing::both_colours(o.candidate, o.baseline, pair).into_iter().enumerate() {
+            let candidate_black = i == 0;
             scores[i] = match stored.get(&p.key) {
                 Some(&s) => s,
                 None => {
