@@ -14,7 +14,7 @@ use std::time::Instant;
 use othello_core::ggf::GgfGame;
 use othello_core::position::hash_discs;
 use othello_core::{Color, Game, Move, Rules, Status};
-use othello_run::write_atomic;
+use othello_run::{fnv1a, write_atomic};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
@@ -142,7 +142,7 @@ pub struct Played {
 
 /// Plays a scheduled game from its opening; each agent is made from its spec with a seed of its own for this game.
 pub fn play(rules: &Rules, pairing: &Pairing, opening: &[Move], seed: u64) -> Result<Played, ArenaError> {
-    let game_seed = hash_discs(seed, hash_text(&pairing.key));
+    let game_seed = hash_discs(seed, fnv1a(&pairing.key));
     let mut agents = [agent_from_spec(&pairing.black, game_seed)?, agent_from_spec(&pairing.white, game_seed ^ 1)?];
     let mut game = Game::new(*rules);
     game.play_all(opening).map_err(|e| ArenaError::Opening(e.to_string()))?;
@@ -175,11 +175,6 @@ pub fn play(rules: &Rules, pairing: &Pairing, opening: &[Move], seed: u64) -> Re
     Ok(Played { pairing: pairing.clone(), game, opening_plies: opening.len(), ending, black_score, seconds })
 }
 
-/// FNV-1a of a text: stable across builds and platforms, unlike std's hasher.
-fn hash_text(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
-}
-
 /// An arena directory: `results.csv` and `games/`.
 pub struct ArenaDir {
     dir: PathBuf,
@@ -202,7 +197,7 @@ impl ResultRow {
             black: self.black.clone(),
             white: self.white.clone(),
             black_score: self.black_score,
-            pair: Some(hash_text(&format!("{} {}", pair_name(&self.black, &self.white), self.pair))),
+            pair: Some(fnv1a(&format!("{} {}", pair_name(&self.black, &self.white), self.pair))),
         }
     }
 }

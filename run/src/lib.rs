@@ -10,11 +10,13 @@
 //! The network and its checkpoints (`RUN/models`) are in `othello-net`.
 
 pub mod atomic;
+pub mod fnv;
 pub mod game_record;
 pub mod run_dir;
 pub mod shard;
 
 pub use atomic::{temp_path, write_atomic};
+pub use fnv::fnv1a;
 pub use game_record::{GameRecord, PositionRecord};
 pub use run_dir::RunDir;
 pub use shard::{read_shards, Provenance, Shard, ShardError};

@@ -332,13 +332,9 @@ fn new_optimizer(c: &TrainConfig) -> ModuleOptimizer {
     }
 }
 
-/// FNV-1a of `text`, in hex: a stable fingerprint of a config (std's hasher may change between releases).
+/// [`othello_run::fnv1a`] of `text`, in hex: the config hash a sidecar records.
 pub fn fingerprint(text: &str) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for b in text.bytes() {
-        h = (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    format!("{h:016x}")
+    format!("{:016x}", othello_run::fnv1a(text))
 }
 
 #[cfg(test)]
