@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use commands::{
-    arena, bench, export_model, fit_eval, import_wthor, label_endgames, oracle, perft_replay_show, pipeline, selfplay,
-    solve, train,
+    arena, bench, engine_modes, export_model, fit_eval, import_wthor, label_endgames, openings, oracle,
+    perft_replay_show, run, selfplay, solve, train,
 };
 use othello_run::RunDir;
 
@@ -32,9 +32,31 @@ struct MatchArgs {
     /// Seeds the openings and every agent of every game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// Random plies from the start that make each pair's opening.
+    /// Where each pair starts: `shipped` (the repository's balanced set for 8x8 and 6x6 Othello, else random
+    /// plies), `random` (--opening-plies seeded random moves), or an openings file (one transcript per line).
+    #[arg(long, default_value = "shipped")]
+    openings: String,
+    /// Random plies from the start that make each pair's opening, where openings are random.
     #[arg(long, default_value_t = 4)]
     opening_plies: u32,
+}
+
+impl MatchArgs {
+    fn setup(&self, threads: usize) -> Result<arena::MatchSetup> {
+        Ok(arena::MatchSetup { rules: self.rules, seed: self.seed, openings: self.opening_source()?, threads })
+    }
+
+    fn opening_source(&self) -> Result<othello_eval::openings::OpeningSource> {
+        use othello_eval::openings::{OpeningSource, Openings};
+        Ok(match self.openings.as_str() {
+            "shipped" => OpeningSource::default_for(&self.rules, self.opening_plies),
+            "random" => OpeningSource::RandomPlies(self.opening_plies),
+            path => {
+                let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("--openings {path}: {e}"))?;
+                OpeningSource::Set(Openings::parse(&text, self.rules).map_err(|e| anyhow::anyhow!("{path}: {e}"))?)
+            }
+        })
+    }
 }
 
 #[derive(Subcommand)]
@@ -115,10 +137,10 @@ enum Command {
         #[arg(long, conflicts_with = "wld")]
         pv: bool,
     },
-    /// Measure an agent against the exact solver on positions with E empties from WTHOR games.
+    /// Measure an agent against the exact solver on positions with E empties from WTHOR games: its optimal-move
+    /// rate and mean disc loss, with 95% intervals.
     Oracle {
-        /// An agent spec: random, greedy, positional:depth=N, mcts:sims=N, each optionally with +endgameK (e.g.
-        /// greedy+endgame14).
+        /// An agent spec (see `arena --help`), e.g. greedy+endgame14 or net:model=runs/a,sims=200.
         #[arg(long, default_value = "greedy")]
         agent: String,
         #[arg(long, default_value_t = 14)]
@@ -133,6 +155,56 @@ enum Command {
         /// Positions solved at a time, one thread each.
         #[arg(long, default_value_t = 1)]
         threads: usize,
+    },
+    /// How often a network's most probable legal move is the move played in WTHOR games (give games it was not
+    /// trained on), with a 95% interval and a random legal move's rate beside it.
+    Agreement {
+        /// A checkpoint, or a run directory (its newest checkpoint).
+        #[arg(long)]
+        model: String,
+        /// WTHOR game files.
+        #[arg(long, num_args = 1.., required = true)]
+        wthor: Vec<PathBuf>,
+        /// Use at most this many games (the files' first).
+        #[arg(long, default_value_t = 2000)]
+        games: usize,
+    },
+    /// Serve an agent as an NBoard engine (protocol 2) on standard input and output.
+    Nboard {
+        /// An agent spec (see `arena --help`).
+        #[arg(long)]
+        agent: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Serve an agent as a GTP engine (Edax's Othello commands) on standard input and output.
+    Gtp {
+        /// An agent spec (see `arena --help`).
+        #[arg(long)]
+        agent: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Write a balanced openings file: every distinct position (up to symmetry) PLIES moves from the start whose
+    /// value is within MAX_VALUE discs of even (valued by the pattern engine on 8x8 Othello, else exactly).
+    Openings {
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
+        #[arg(long, default_value_t = 6)]
+        plies: u32,
+        #[arg(long, default_value_t = 2.0)]
+        max_value: f64,
+        /// The pattern engine's depth.
+        #[arg(long, default_value_t = 10)]
+        depth: u32,
+        /// The exact solver's time per position (positions it cannot solve in time are left out).
+        #[arg(long, default_value_t = 10.0)]
+        seconds: f64,
+        /// Value a seeded sample of this many of the distinct positions (default: all).
+        #[arg(long)]
+        sample: Option<usize>,
+        #[arg(long)]
+        out: PathBuf,
     },
     /// Fit the pattern evaluation (the solver's move ordering) on WTHOR games; every 20th game is held out and
     /// the error on it printed per phase.
@@ -194,19 +266,26 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
     },
-    /// Train a player from scratch (or continue): a self-play worker and the trainer as two processes sharing
-    /// RUN, until the trainer reaches STEPS. Output of each in RUN/logs.
-    Pipeline {
-        #[arg(long)]
+    /// The main job: train a player from scratch (or continue one) and rate it as it learns. Self-play, the
+    /// trainer and the evaluation stage run as three processes sharing RUN; a status line shows games, positions/s,
+    /// step, losses and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up,
+    /// then rates the last checkpoint: RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or
+    /// `kill -9`, and a rerun resumes every stage. With no config: the embedded quickstart (6x6, 15 minutes).
+    Run {
+        #[arg(long, default_value = "runs/quickstart")]
         run: PathBuf,
-        #[arg(long, default_value_t = 2000)]
-        steps: u64,
-        /// Self-play threads (default: the cores of this machine).
-        #[arg(long)]
-        threads: Option<usize>,
-        /// Config file (default: RUN/config.toml, else the embedded default).
+        /// Config file (default: RUN/config.toml, else the embedded quickstart).
         #[arg(long)]
         config: Option<PathBuf>,
+        /// Stop at this trainer step (default: the config's max_steps; 0 there: no limit).
+        #[arg(long)]
+        steps: Option<u64>,
+        /// Stop after this many minutes (default: the config's minutes; 0: no limit).
+        #[arg(long)]
+        minutes: Option<f64>,
+        /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Train the network of RUN on the replay window of RUN/replay; checkpoints go to RUN/models (resumes from
     /// the newest one).
@@ -244,8 +323,13 @@ enum Command {
     /// Play matches between agents and store every game in OUT (results.csv, games/*.ggf); resumes, playing only
     /// the games still missing, and agents can join later. Ends with the ratings.
     ///
-    /// Agents are specs: random, greedy, positional:depth=N (alpha-beta on square weights and mobility),
-    /// mcts:sims=N (pure MCTS, random rollouts), each optionally followed by +endgameK (perfect play from K empties).
+    /// Agents are specs, NAME[:KEY=VALUE,...][+endgameK]:
+    ///   random; greedy (most flips); positional:depth=N (alpha-beta on square weights and mobility);
+    ///   pattern:depth=N or pattern:time=S[,exact=K] (PVS on the WTHOR-fitted pattern evaluation, 8x8 only);
+    ///   mcts:sims=N (pure MCTS, random rollouts); policy:model=M[,temperature=T] (a network's raw policy);
+    ///   net:model=M[,sims=N][,gumbel[=K]][,device=D] (the network with MCTS; M a checkpoint or a run directory);
+    ///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S] (an external engine; misbehaviour forfeits);
+    ///   +endgameK after any of them: perfect play from K empties.
     Arena {
         #[arg(long)]
         out: PathBuf,
@@ -263,8 +347,37 @@ enum Command {
         #[command(flatten)]
         games_from: MatchArgs,
     },
-    /// The Elo ratings of an arena directory (Bradley-Terry, 95% intervals widened for paired games): a table,
-    /// DIR/ratings.csv and DIR/ratings.json.
+    /// Rate a training run's checkpoints in one command: each (network + MCTS) in a gauntlet against the fixed
+    /// ladder and the checkpoint before it; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
+    /// (Elo against training step and wall time). Unset flags come from the run config's [eval].
+    Evaluate {
+        #[arg(long)]
+        run: PathBuf,
+        /// The fixed players (agent specs; see `arena --help`).
+        #[arg(long, num_args = 1..)]
+        ladder: Option<Vec<String>>,
+        /// Games per pairing.
+        #[arg(long)]
+        games: Option<u32>,
+        /// The checkpoints' MCTS simulations per move.
+        #[arg(long)]
+        sims: Option<u32>,
+        /// Rate every N-th checkpoint (and the newest).
+        #[arg(long)]
+        every: Option<usize>,
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Keep watching RUN/models, rating each new checkpoint (the evaluation stage of `run`).
+        #[arg(long)]
+        watch: bool,
+        /// Config file (default: RUN/config.toml, else the embedded default).
+        #[arg(long)]
+        config: Option<PathBuf>,
+        #[command(flatten)]
+        games_from: MatchArgs,
+    },
+    /// The Elo ratings of an arena directory or a run's RUN/eval (Bradley-Terry, 95% intervals widened for paired
+    /// games): a table, DIR/ratings.csv, DIR/ratings.json, and DIR/ratings.svg when checkpoints were rated.
     Ratings {
         dir: PathBuf,
         /// The player whose rating is fixed, and at what: NAME=ELO (default: random=0, else the first agent).
@@ -309,6 +422,7 @@ fn main() -> Result<()> {
     // Output piped into `head` and the like ends the process quietly, as it does for other Unix tools, instead of
     // a panic in `println!` once the reader has gone.
     sigpipe::reset();
+    run::exit_with_parent();
     let cli = Cli::parse();
     match cli.command {
         Command::Perft { depth, convention, rules, kernel } => {
@@ -336,6 +450,12 @@ fn main() -> Result<()> {
         Command::Oracle { agent, empties, positions, wthor, seed, threads } => {
             oracle::run(&agent, empties, positions, &wthor, seed, threads)
         }
+        Command::Agreement { model, wthor, games } => oracle::agreement(&model, &wthor, games),
+        Command::Openings { rules, plies, max_value, depth, seconds, sample, out } => {
+            openings::run(openings::OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &out })
+        }
+        Command::Nboard { agent, seed } => engine_modes::nboard(&agent, seed),
+        Command::Gtp { agent, seed } => engine_modes::gtp(&agent, seed),
         Command::LabelEndgames { wthor, out, every, min_empties, max_empties, seed, threads } => {
             let run = othello_core::pattern::label::LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
@@ -347,9 +467,10 @@ fn main() -> Result<()> {
         Command::Selfplay { run, games, threads, worker, config } => {
             selfplay::run(&RunDir::new(run), games, threads, worker, config.as_deref())
         }
-        Command::Pipeline { run, steps, threads, config } => {
+        Command::Run { run, config, steps, minutes, threads } => {
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
-            pipeline::run(&RunDir::new(run), steps, threads, config.as_deref())
+            let run = RunDir::new(run);
+            run::run(run::RunOptions { run: &run, config: config.as_deref(), steps, minutes, threads })
         }
         Command::Train { run, steps, exit_when_starved, config } => {
             train::run(&RunDir::new(run), config.as_deref(), steps, exit_when_starved)
@@ -359,17 +480,28 @@ fn main() -> Result<()> {
         }
         Command::Export { model, out } => export_model::run(&model, &out),
         Command::Arena { out, agents, gauntlet, games, threads, games_from: m } => {
-            let options = arena::ArenaOptions {
+            let setup = m.setup(threads)?;
+            arena::arena(arena::ArenaOptions {
                 out: &out,
                 agents: &agents,
                 gauntlet: gauntlet.as_deref(),
                 games,
-                threads,
-                rules: m.rules,
-                seed: m.seed,
-                opening_plies: m.opening_plies,
-            };
-            arena::arena(options)
+                setup,
+            })
+        }
+        Command::Evaluate { run, ladder, games, sims, every, threads, watch, config, games_from: m } => {
+            let eval = run_config::RunConfig::for_run(&RunDir::new(&run), config.as_deref())?.eval;
+            let ladder = ladder.unwrap_or(eval.ladder);
+            let setup = m.setup(threads.unwrap_or(eval.threads))?;
+            arena::evaluate(arena::EvaluateOptions {
+                run: &run,
+                ladder: &ladder,
+                games: games.unwrap_or(eval.games),
+                simulations: sims.unwrap_or(eval.simulations),
+                every: every.unwrap_or(eval.every),
+                setup,
+                watch,
+            })
         }
         Command::Ratings { dir, anchor, los } => {
             let anchor = match anchor.as_deref() {
@@ -392,7 +524,7 @@ fn main() -> Result<()> {
                 test,
                 rules: m.rules,
                 seed: m.seed,
-                opening_plies: m.opening_plies,
+                openings: m.opening_source()?,
                 max_pairs,
             };
             arena::sprt(options)

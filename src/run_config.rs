@@ -10,8 +10,8 @@ use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
 use serde::Deserialize;
 
-/// The embedded default config.
-pub const DEFAULT: &str = include_str!("../configs/default.toml");
+/// The embedded default config: the quickstart, a small 6x6 run that shows learning within minutes.
+pub const DEFAULT: &str = include_str!("../configs/quickstart.toml");
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -26,6 +26,40 @@ pub struct RunConfig {
     pub network: NetConfig,
     #[serde(default)]
     pub train: TrainConfig,
+    #[serde(default)]
+    pub eval: EvalConfig,
+    /// `run` stops after this many minutes (0: when the trainer reaches its steps, or when stopped).
+    #[serde(default)]
+    pub minutes: f64,
+}
+
+/// `[eval]`: the evaluation stage, which rates each new checkpoint (network + MCTS) in a gauntlet against the fixed
+/// ladder and the checkpoint rated before it.
+#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[serde(default, deny_unknown_fields)]
+pub struct EvalConfig {
+    /// The fixed players (agent specs).
+    pub ladder: Vec<String>,
+    /// Games per pairing.
+    pub games: u32,
+    /// The checkpoints' simulations per move.
+    pub simulations: u32,
+    /// Threads of the evaluation stage: its share of the machine (`run` gives self-play the rest).
+    pub threads: usize,
+    /// Rate every N-th checkpoint (and the newest).
+    pub every: usize,
+}
+
+impl Default for EvalConfig {
+    fn default() -> EvalConfig {
+        EvalConfig {
+            ladder: ["random", "greedy", "positional:depth=1", "positional:depth=2"].map(String::from).to_vec(),
+            games: 20,
+            simulations: 64,
+            threads: 1,
+            every: 1,
+        }
+    }
 }
 
 fn default_seed() -> u64 {
@@ -41,6 +75,15 @@ impl RunConfig {
         let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
         config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
         config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
+        for spec in &config.eval.ladder {
+            othello_eval::agent_from_spec(spec, 0)
+                .map_err(|e| anyhow::anyhow!("config {origin}: [eval] ladder: {e}"))?;
+        }
+        anyhow::ensure!(
+            config.minutes.is_finite() && config.minutes >= 0.0,
+            "config {origin}: minutes = {} (expected 0 or more)",
+            config.minutes
+        );
         Ok(config)
     }
 
@@ -99,6 +142,10 @@ mod tests {
         assert!(format!("{err:#}").contains("7x7"));
         let err = RunConfig::parse("[train]\nlearning_rate = nan\n", "w.toml").unwrap_err();
         assert!(format!("{err:#}").contains("learning_rate"), "{err:#}");
+        let err = RunConfig::parse("[eval]\nladder = [\"random\", \"positional:depht=2\"]\n", "e.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("e.toml") && format!("{err:#}").contains("depht"), "{err:#}");
+        let err = RunConfig::parse("minutes = -3\n", "m.toml").unwrap_err();
+        assert!(format!("{err:#}").contains("minutes"), "{err:#}");
     }
 
     /// Every enum-like key refuses a value it does not know, naming the file, the line (which shows the key) and

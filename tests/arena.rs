@@ -149,3 +149,91 @@ fn the_same_games_on_one_thread_or_two() {
     assert_eq!(rows("1"), rows("2"));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The rows of `results.csv` as fields (quoted fields may hold commas).
+fn rows(dir: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let (mut fields, mut field, mut quoted) = (vec![], String::new(), false);
+            let mut chars = line.chars().peekable();
+            while let Some(c) = chars.next() {
+                match c {
+                    // A doubled quote inside quotes is a literal one.
+                    '"' if quoted && chars.peek() == Some(&'"') => {
+                        field.push('"');
+                        chars.next();
+                    }
+                    '"' => quoted = !quoted,
+                    ',' if !quoted => fields.push(std::mem::take(&mut field)),
+                    c => field.push(c),
+                }
+            }
+            fields.push(field);
+            fields
+        })
+        .collect()
+}
+
+/// A shell script made executable, as a stand-in engine.
+fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Our own `nboard` and `gtp` modes play as external engines in the arena, every game normal; engines that play
+/// an illegal move, hang, or exit mid-game each forfeit with their reason, and the arena completes.
+#[test]
+fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
+    let dir = temp_run("engines");
+    let exe = env!("CARGO_BIN_EXE_othello-zero");
+    let nboard = format!("engine:cmd=\"{exe} nboard --agent positional:depth=1\",protocol=nboard");
+    let gtp = format!("engine:cmd=\"{exe} gtp --agent greedy\",protocol=gtp");
+    let good = dir.join("good");
+    let out = bin()
+        .args(["arena", "--out", good.to_str().unwrap(), "--games", "4", "--threads", "2", "--rules", "othello,6x6"])
+        .args(["--agents", &nboard, &gtp, "random"])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let played = rows(&good);
+    assert_eq!(played.len(), 12);
+    assert!(played.iter().all(|r| r[8] == "normal"), "{played:?}");
+
+    // A GTP engine answering every genmove with a1, one that never answers, one that leaves after three lines.
+    let illegal = script(
+        &dir,
+        "illegal.sh",
+        "while read -r l; do case \"$l\" in genmove*) printf '= a1\\n\\n';; *) printf '= \\n\\n';; esac; done",
+    );
+    let hangs = script(&dir, "hangs.sh", "while read -r l; do :; done");
+    let leaves =
+        script(&dir, "leaves.sh", "read -r l; printf '= \\n\\n'; read -r l; printf '= \\n\\n'; read -r l; exit 0");
+    let broken = dir.join("broken");
+    let specs: Vec<String> =
+        [&illegal, &hangs, &leaves].iter().map(|s| format!("engine:cmd=\"{s}\",protocol=gtp,time=1")).collect();
+    let out = bin()
+        .args(["arena", "--out", broken.to_str().unwrap(), "--games", "2", "--threads", "2", "--rules", "othello,6x6"])
+        .args(["--gauntlet", "greedy", "--agents"])
+        .args(&specs)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let played = rows(&broken);
+    assert_eq!(played.len(), 6);
+    for (spec, reason) in specs.iter().zip(["illegal move", "over its time", "closed its pipe"]) {
+        let games: Vec<&Vec<String>> = played.iter().filter(|r| r[2] == *spec || r[3] == *spec).collect();
+        assert_eq!(games.len(), 2);
+        for r in games {
+            let engine_black = r[2] == *spec;
+            assert_eq!(r[8], "forfeit", "{r:?}");
+            assert!(r[9].contains(reason), "{reason}: {r:?}");
+            assert_eq!(r[7], if engine_black { "0" } else { "1" }, "the engine loses: {r:?}");
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use othello_run::{read_shards, RunDir};
 
 mod common;
-use common::{bin, ensure_python, temp_run};
+use common::{bin, python_with, temp_run};
 
 /// A small, fast config for the tests.
 fn write_config(run: &Path, games_per_shard: usize) {
@@ -28,8 +28,8 @@ fn numpy_reads_what_rust_wrote() {
     assert!(bad.is_empty() && shards.len() == 1, "{bad:?}");
     let (path, s) = &shards[0];
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/load_shard.py");
-    ensure_python(&[("numpy", "numpy")]);
-    let py = Command::new("python3").arg(&script).arg(path).output().expect("python3 runs");
+    let python = python_with(&[("numpy", "numpy")]);
+    let py = Command::new(&python).arg(&script).arg(path).output().expect("python3 runs");
     assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
     let own: u32 = s.player.iter().map(|b| b.count_ones()).sum();
     let opp: u32 = s.opponent.iter().map(|b| b.count_ones()).sum();

@@ -12,7 +12,7 @@ use othello_run::RunDir;
 use othello_train::log::read_scalars;
 
 mod common;
-use common::{bin, ensure_python, shared, temp_run};
+use common::{bin, python_with, shared, temp_run};
 
 const CONFIG: &str = "seed = 5\n[network]\nblocks = 1\nfilters = 8\n[train]\nbatch_size = 32\nmin_positions = 1\n\
                       samples_per_position = 1000.0\ncheckpoint_every = 10\nlog_every = 5\nwarmup_steps = 5\n";
@@ -195,9 +195,9 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     assert_eq!(card["input"]["planes"][2]["name"], "legal");
     assert_eq!(card["training"]["step"], 20);
 
-    ensure_python(&[("numpy", "numpy"), ("onnxruntime", "onnxruntime")]);
+    let python = python_with(&[("numpy", "numpy"), ("onnxruntime", "onnxruntime")]);
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/check_export.py");
-    let py = Command::new("python3").arg(&script).arg(&out_dir).output().unwrap();
+    let py = Command::new(&python).arg(&script).arg(&out_dir).output().unwrap();
     let report = String::from_utf8_lossy(&py.stdout);
     assert!(py.status.success(), "{report}{}", String::from_utf8_lossy(&py.stderr));
     assert!(report.contains("onnxruntime") && report.contains("all outputs agree"), "{report}");
@@ -209,25 +209,132 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
         *b ^= 0x40;
     }
     std::fs::write(out_dir.join("model.safetensors"), net).unwrap();
-    let py = Command::new("python3").arg(&script).arg(&out_dir).arg("--no-onnx").output().unwrap();
+    let py = Command::new(&python).arg(&script).arg(&out_dir).arg("--no-onnx").output().unwrap();
     assert!(!py.status.success(), "{}", String::from_utf8_lossy(&py.stdout));
     let _ = std::fs::remove_dir_all(&run);
 }
 
+/// The main job on the CI config (4x4, a tiny network): self-play, the trainer and the evaluation stage start
+/// themselves, the trainer stops at its steps, and every checkpoint is rated in RUN/eval with its picture.
 #[test]
-fn the_pipeline_trains_from_self_play_it_starts_itself() {
-    let run = temp_run("pipeline");
-    let config = "seed = 2\n[selfplay]\nsimulations = 8\ngames_per_shard = 2\n[network]\nblocks = 1\nfilters = 8\n\
-                  [train]\nbatch_size = 32\nmin_positions = 120\ncheckpoint_every = 10\nlog_every = 5\npoll_seconds = 0.2\n";
-    std::fs::write(RunDir::new(&run).config(), config).unwrap();
-    let out = bin().args(["pipeline", "--run", run.to_str().unwrap(), "--steps", "20", "--threads", "1"]).output();
-    let out = out.unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let info = read_info(&RunDir::new(&run).models().join("model-000000020.json")).unwrap();
+fn the_main_job_trains_and_rates_its_checkpoints() {
+    let run = temp_run("main-job");
+    let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml");
+    let out = bin()
+        .args(["run", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap(), "--threads", "2"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    let dir = RunDir::new(&run);
+    let info = read_info(&dir.models().join("model-000000120.json")).unwrap();
     let training = info.training.unwrap();
     // The throttle held: no more than 4 samples per self-play position that had arrived.
     assert!(info.samples as f64 <= 4.0 * training.positions_seen as f64, "{training:?}");
-    let log = std::fs::read_to_string(RunDir::new(&run).stage_log("train")).unwrap();
-    assert!(log.contains("checkpoint") && log.contains("stopped at step 20"), "{log}");
+    let log = std::fs::read_to_string(dir.stage_log("train")).unwrap();
+    assert!(log.contains("checkpoint") && log.contains("stopped at step 120"), "{log}");
+    // Every checkpoint rated against the ladder; the ratings and their picture written.
+    let ratings: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.eval().join("ratings.json")).unwrap()).unwrap();
+    let players: Vec<&str> =
+        ratings["ratings"].as_array().unwrap().iter().map(|r| r["player"].as_str().unwrap()).collect();
+    for step in [40, 80, 120] {
+        assert!(players.iter().any(|p| p.contains(&format!("model-{step:09}"))), "step {step} unrated: {players:?}");
+    }
+    assert!(players.contains(&"random") && players.contains(&"greedy"), "{players:?}");
+    let svg = std::fs::read_to_string(dir.eval().join("ratings.svg")).unwrap();
+    assert!(svg.contains("training step") && svg.contains("random"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("rank") && stdout.contains("Elo"), "the ratings table at the end: {stdout}");
+    let _ = std::fs::remove_dir_all(&run);
+}
+
+/// Python's encoding equals Rust's on thousands of random positions (8x8 and 6x6; the check fails on a changed
+/// plane), and `python/play.py` on the exported network picks the move the `policy:model=` agent picks (asked
+/// through the `gtp` mode).
+#[test]
+fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
+    use othello_core::{Game, Move, Rules, Status, Symmetry};
+    use rand::{Rng, SeedableRng};
+    let run = imported_run("python-frontend");
+    let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
+    let mut lines = String::new();
+    let mut games = vec![];
+    for i in 0..120 {
+        let rules = if i % 2 == 0 { Rules::othello() } else { Rules::othello().with_size(6).unwrap() };
+        let mut game = Game::new(rules);
+        while !game.is_over() {
+            let pos = game.position();
+            let mut planes = vec![];
+            othello_net::encode(&rules, pos, Symmetry::IDENTITY, &mut planes);
+            let bits: String = planes.iter().map(|&x| if x > 0.5 { '1' } else { '0' }).collect();
+            lines.push_str(&format!("{} {:x} {:x} {bits}\n", rules.size, pos.player.0, pos.opponent.0));
+            let mv = match game.status() {
+                Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).unwrap()),
+                _ => Move::Pass,
+            };
+            game.push(mv).unwrap();
+        }
+        games.push(game);
+    }
+    assert!(lines.lines().count() > 3000);
+    let file = run.join("encodings.txt");
+    std::fs::write(&file, &lines).unwrap();
+    let interpreter = python_with(&[("numpy", "numpy"), ("onnxruntime", "onnxruntime")]);
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("python");
+    let check =
+        |file: &Path| Command::new(&interpreter).arg(python.join("check_encoding.py")).arg(file).output().unwrap();
+    let out = check(&file);
+    assert!(out.status.success(), "{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
+    // A stable-disc plane changed by one square is caught.
+    let first = lines.lines().find(|l| l.starts_with("8 ")).unwrap();
+    let mut damaged: Vec<char> = first.chars().collect();
+    let at = damaged.len() - 2 * 64 + 5;
+    damaged[at] = if damaged[at] == '1' { '0' } else { '1' };
+    std::fs::write(&file, damaged.into_iter().collect::<String>() + "\n").unwrap();
+    assert!(!check(&file).status.success());
+
+    assert!(train(&run, 20).status.success());
+    let export = run.join("export");
+    let out = bin().args(["export", "--model", run.to_str().unwrap(), "--out", export.to_str().unwrap()]).output();
+    assert!(out.unwrap().status.success());
+    let spec = format!("policy:model={}", run.display());
+    for game in games.iter().step_by(2).take(12) {
+        // A position some way into an 8x8 game, with a choice of moves.
+        let plies = (0..game.moves().len())
+            .filter(|&n| {
+                let g = Game::replay(game.rules, &game.moves()[..n]).unwrap();
+                matches!(g.status(), Status::Moves(m) if m.count() > 1)
+            })
+            .nth(10)
+            .unwrap();
+        let moves = &game.moves()[..plies];
+        let transcript: String =
+            moves.iter().map(|m| if *m == Move::Pass { "pa".into() } else { m.to_string() }).collect();
+        let mut gtp = String::new();
+        let mut g = Game::new(game.rules);
+        for &mv in moves {
+            let colour = if g.position().side == othello_core::Color::Black { "b" } else { "w" };
+            gtp.push_str(&format!("play {colour} {}\n", if mv == Move::Pass { "pass".into() } else { mv.to_string() }));
+            g.push(mv).unwrap();
+        }
+        let colour = if g.position().side == othello_core::Color::Black { "b" } else { "w" };
+        gtp.push_str(&format!("genmove {colour}\nquit\n"));
+        let mut child =
+            bin().args(["gtp", "--agent", &spec]).stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
+        use std::io::Write;
+        child.stdin.take().unwrap().write_all(gtp.as_bytes()).unwrap();
+        let replies = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+        let rust = replies
+            .split("\n\n")
+            .filter(|r| !r.trim().is_empty())
+            .nth(moves.len())
+            .unwrap()
+            .trim_start_matches('=')
+            .trim();
+        let py = Command::new(&interpreter).arg(python.join("play.py")).arg(&export).arg(&transcript).output().unwrap();
+        assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
+        assert_eq!(String::from_utf8_lossy(&py.stdout).trim(), rust, "after {transcript}");
+    }
     let _ = std::fs::remove_dir_all(&run);
 }

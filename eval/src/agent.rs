@@ -32,41 +32,68 @@ impl Agent for Box<dyn Agent> {
     }
 }
 
-/// An agent from its spec: `NAME[:KEY=VALUE,...][+endgameK]`.
+/// An agent from its spec: `NAME[:KEY=VALUE,...][+endgameK]` (a value holding commas or spaces in double
+/// quotes).
 ///
 /// - `random`, `greedy` (most flips);
 /// - `positional:depth=N`: alpha-beta to N plies on square weights and mobility (default depth 4);
+/// - `pattern:depth=N` or `pattern:time=S` (seconds per move), `[,exact=K]`: principal variation search on the
+///   WTHOR-fitted pattern evaluation, exact from K empties (8x8 Othello only; default depth 6);
 /// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
+/// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
+/// - `net:model=M[,sims=N][,gumbel[=K]][,device=D]`: the network with MCTS (PUCT, or Gumbel AlphaZero's root
+///   with K considered moves), no root noise, the tree kept between moves (default 200 simulations);
+///   `model` is a checkpoint or a run directory (its newest checkpoint);
+/// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///
 /// A bad spec is an error naming the part at fault and what is known.
 pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
     let bad = |message: String| AgentError::Spec { spec: spec.to_string(), message };
-    let (base, endgame) = match spec.split_once('+') {
-        Some((base, extra)) => {
+    let (base, endgame) = match split_outside_quotes(spec, '+').as_slice() {
+        [base] => (*base, None),
+        [base, extra] => {
             let k = extra.strip_prefix("endgame").and_then(|k| k.parse::<u32>().ok());
-            (base, Some(k.ok_or_else(|| bad(format!("'+{extra}' is not +endgameK, e.g. +endgame14")))?))
+            (*base, Some(k.ok_or_else(|| bad(format!("'+{extra}' is not +endgameK, e.g. +endgame14")))?))
         }
-        None => (spec, None),
+        _ => return Err(bad("more than one '+' suffix".into())),
     };
     let (name, params) = match base.split_once(':') {
-        Some((name, params)) => (name, parse_params(params).map_err(bad)?),
-        None => (base, vec![]),
+        Some((name, params)) => (name, Params::parse(params).map_err(bad)?),
+        None => (base, Params::default()),
     };
     let allow = |known: &[&str]| -> Result<(), AgentError> {
-        match params.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+        match params.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
             Some((k, _)) if known.is_empty() => Err(bad(format!("'{name}' takes no parameters (got '{k}')"))),
             Some((k, _)) => Err(bad(format!("'{name}' has no parameter '{k}' (known: {})", known.join(", ")))),
             None => Ok(()),
         }
     };
     let number = |key: &str, default: u32, range: std::ops::RangeInclusive<u32>| -> Result<u32, AgentError> {
-        match params.iter().find(|(k, _)| k == key) {
+        match params.get(key) {
             None => Ok(default),
-            Some((_, v)) => v.parse::<u32>().ok().filter(|n| range.contains(n)).ok_or_else(|| {
+            Some(v) => v.parse::<u32>().ok().filter(|n| range.contains(n)).ok_or_else(|| {
                 bad(format!("{key}={v}: expected a whole number from {} to {}", range.start(), range.end()))
             }),
         }
+    };
+    let seconds = |key: &str| -> Result<Option<std::time::Duration>, AgentError> {
+        params
+            .get(key)
+            .map(|v| {
+                v.parse::<f64>()
+                    .ok()
+                    .filter(|s| *s > 0.0 && *s <= 86_400.0)
+                    .map(std::time::Duration::from_secs_f64)
+                    .ok_or_else(|| bad(format!("{key}={v}: expected seconds, more than 0")))
+            })
+            .transpose()
+    };
+    let required = |key: &str| -> Result<&str, AgentError> {
+        params.get(key).ok_or_else(|| bad(format!("'{name}' needs {key}=...")))
+    };
+    let device = || -> Result<othello_net::DeviceChoice, AgentError> {
+        params.get("device").map_or(Ok(othello_net::DeviceChoice::Flex), |d| d.parse().map_err(|e| bad(format!("{e}"))))
     };
     let inner: Box<dyn Agent> = match name {
         "random" => {
@@ -81,13 +108,61 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             allow(&["depth"])?;
             Box::new(crate::positional::PositionalAgent::new(number("depth", 4, 1..=12)?, seed))
         }
+        "pattern" => {
+            use crate::pattern_engine::{Budget, PatternEngine};
+            allow(&["depth", "time", "exact"])?;
+            let budget = match (params.get("depth"), seconds("time")?) {
+                (Some(_), Some(_)) => return Err(bad("give depth or time, not both".into())),
+                (_, Some(t)) => Budget::Time(t),
+                _ => Budget::Depth(number("depth", 6, 1..=40)?),
+            };
+            let exact = params.get("exact").map(|_| number("exact", 0, 0..=30)).transpose()?;
+            Box::new(PatternEngine::new(budget, exact))
+        }
         "mcts" => {
             allow(&["sims"])?;
             Box::new(crate::rollout_mcts::RolloutMctsAgent::new(number("sims", 1000, 1..=10_000_000)?, seed))
         }
+        "policy" => {
+            allow(&["model", "temperature", "device"])?;
+            let temperature = match params.get("temperature") {
+                None => 0.0,
+                Some(v) => v
+                    .parse::<f32>()
+                    .ok()
+                    .filter(|t| (0.0..=10.0).contains(t))
+                    .ok_or_else(|| bad(format!("temperature={v}: expected a number from 0 to 10")))?,
+            };
+            let name = base.to_string();
+            Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
+        }
+        "net" => {
+            allow(&["model", "sims", "gumbel", "device"])?;
+            let gumbel = match params.get("gumbel") {
+                None | Some("false") => None,
+                Some("true") => Some(16),
+                Some(_) => Some(number("gumbel", 16, 2..=64)? as usize),
+            };
+            let sims = number("sims", 200, 1..=1_000_000)?;
+            let name = base.to_string();
+            let model = required("model")?;
+            Box::new(crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, device()?, seed)?)
+        }
+        "engine" => {
+            use crate::engine::{EngineAgent, Protocol};
+            allow(&["cmd", "protocol", "time"])?;
+            let protocol = match required("protocol")? {
+                "nboard" => Protocol::Nboard,
+                "gtp" => Protocol::Gtp,
+                other => return Err(bad(format!("protocol={other}: expected nboard or gtp"))),
+            };
+            let time = seconds("time")?.unwrap_or(std::time::Duration::from_secs(10));
+            Box::new(EngineAgent::new(base.to_string(), required("cmd")?, protocol, time).map_err(bad)?)
+        }
         _ => {
             return Err(bad(format!(
-                "unknown agent '{name}' (known: random, greedy, positional:depth=N, mcts:sims=N; add +endgameK for a \
+                "unknown agent '{name}' (known: random, greedy, positional:depth=N, pattern:depth=N|time=S, \
+                 mcts:sims=N, policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P; add +endgameK for a \
                  perfect endgame)"
             )))
         }
@@ -98,21 +173,67 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
     })
 }
 
-/// `key=value,key=value` (a bare `key` means `key=true`); a key given twice or empty is an error.
-fn parse_params(text: &str) -> Result<Vec<(String, String)>, String> {
-    let mut params: Vec<(String, String)> = Vec::new();
-    for part in text.split(',') {
-        let (key, value) = part.split_once('=').unwrap_or((part, "true"));
-        let (key, value) = (key.trim(), value.trim());
-        if key.is_empty() || value.is_empty() {
-            return Err(format!("'{part}' is not KEY=VALUE"));
+/// The value of parameter `key` in an agent spec (`net:model=runs/a,sims=200` gives `runs/a` for `model`).
+pub fn spec_parameter(spec: &str, key: &str) -> Option<String> {
+    let base = split_outside_quotes(spec, '+').into_iter().next()?;
+    let (_, params) = base.split_once(':')?;
+    Params::parse(params).ok()?.get(key).map(str::to_string)
+}
+
+/// `text` split at each `sep` outside double quotes.
+fn split_outside_quotes(text: &str, sep: char) -> Vec<&str> {
+    let (mut parts, mut start, mut quoted) = (Vec::new(), 0, false);
+    for (i, c) in text.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if c == sep && !quoted {
+            parts.push(&text[start..i]);
+            start = i + 1;
         }
-        if params.iter().any(|(k, _)| k == key) {
-            return Err(format!("'{key}' is given twice"));
-        }
-        params.push((key.to_string(), value.to_string()));
     }
-    Ok(params)
+    parts.push(&text[start..]);
+    parts
+}
+
+/// A spec's `key=value,key=value` (a bare `key` means `key=true`; a value may be in double quotes).
+#[derive(Default)]
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    /// A key given twice, an empty one or an unclosed quote is an error.
+    fn parse(text: &str) -> Result<Params, String> {
+        if text.matches('"').count() % 2 == 1 {
+            return Err(format!("'{text}' has an unclosed quote"));
+        }
+        let mut params: Vec<(String, String)> = Vec::new();
+        for part in split_outside_quotes(text, ',') {
+            let (key, value) = part.split_once('=').unwrap_or((part, "true"));
+            let (key, value) = (key.trim(), value.trim());
+            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            if key.is_empty() || value.is_empty() {
+                return Err(format!("'{part}' is not KEY=VALUE"));
+            }
+            if params.iter().any(|(k, _)| k == key) {
+                return Err(format!("'{key}' is given twice"));
+            }
+            params.push((key.to_string(), value.to_string()));
+        }
+        Ok(Params(params))
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+/// The move a game allows without thought: `Some(Move::Pass)` when the rules force a pass, `None` when there is a
+/// choice; an error when the game is over.
+pub(crate) fn forced_move(game: &Game) -> Result<Option<Move>, AgentError> {
+    match game.status() {
+        Status::Over => Err(AgentError::GameOver),
+        Status::MustPass => Ok(Some(Move::Pass)),
+        Status::Moves(_) => Ok(None),
+    }
 }
 
 /// The legal moves of the side to move, or the forced pass.
@@ -276,6 +397,8 @@ pub(crate) mod tests {
             ("positional", "positional:depth=4"),
             ("positional:depth=2+endgame10", "positional:depth=2+endgame10"),
             ("mcts:sims=50", "mcts:sims=50"),
+            ("pattern", "pattern:depth=6"),
+            ("pattern:time=0.25+endgame20", "pattern:time=0.25+endgame20"),
         ] {
             assert_eq!(agent_from_spec(spec, 1).unwrap().name(), name);
         }
@@ -287,9 +410,19 @@ pub(crate) mod tests {
             ("random:depth=2", "takes no parameters"),
             ("greedy+endgam14", "'+endgam14'"),
             ("positional:=3", "'=3'"),
+            ("pattern:depth=3,time=1", "not both"),
+            ("pattern:time=-1", "time=-1"),
+            ("policy", "needs model="),
+            ("net:model=/no/such/run,sims=10", "/no/such/run"),
+            ("net:model=x,gumbel=1", "gumbel=1"),
+            ("engine:cmd=\"a b\",protocol=uci", "protocol=uci"),
+            ("engine:cmd=\"a b,protocol=gtp", "unclosed quote"),
         ] {
             let err = agent_from_spec(spec, 1).err().expect("a bad spec").to_string();
             assert!(err.contains(spec) && err.contains(part), "{spec}: {err}");
         }
+        assert_eq!(spec_parameter("net:model=\"a,b\",sims=3+endgame4", "model").as_deref(), Some("a,b"));
+        assert_eq!(spec_parameter("net:model=x,sims=3", "sims").as_deref(), Some("3"));
+        assert_eq!(spec_parameter("greedy", "model"), None);
     }
 }

@@ -22,6 +22,9 @@ use thiserror::Error;
 use crate::agent::{agent_from_spec, AgentError};
 use crate::ratings::GameResult;
 
+/// The longest game file name kept whole (file systems allow 255 bytes).
+const MAX_NAME: usize = 160;
+
 /// The columns of `results.csv`.
 pub const COLUMNS: [&str; 13] = [
     "key",
@@ -197,9 +200,14 @@ impl ResultRow {
             black: self.black.clone(),
             white: self.white.clone(),
             black_score: self.black_score,
-            pair: Some(fnv1a(&format!("{} {}", pair_name(&self.black, &self.white), self.pair))),
+            pair: Some(pair_cluster(&self.black, &self.white, self.pair)),
         }
     }
+}
+
+/// The id shared by the two games of a pair (either colour order), for the ratings' clustered errors.
+pub fn pair_cluster(black: &str, white: &str, pair: u64) -> u64 {
+    fnv1a(&format!("{} {pair}", pair_name(black, white)))
 }
 
 /// The player a table is anchored to unless one is named: `random` if it played, else the first game's black.
@@ -236,6 +244,10 @@ impl ArenaDir {
 
     pub fn ratings_json(&self) -> PathBuf {
         self.dir.join("ratings.json")
+    }
+
+    pub fn ratings_svg(&self) -> PathBuf {
+        self.dir.join("ratings.svg")
     }
 
     /// The stored rows; a last line cut short (an arena killed while appending it, or one appending now) is not
@@ -315,7 +327,11 @@ impl ArenaDir {
             record.properties.push(("RE".into(), format!("{margin:+}.000:f")));
             record.properties.push(("C".into(), format!("{} forfeits: {reason}", loser)));
         }
-        let name = p.key.replace(|c: char| !c.is_ascii_alphanumeric() && c != '#' && c != '-', "_");
+        let mut name = p.key.replace(|c: char| !c.is_ascii_alphanumeric() && c != '#' && c != '-', "_");
+        if name.len() > MAX_NAME {
+            // Long specs (a checkpoint's path): a readable start and the key's hash, within file-name limits.
+            name = format!("{}-{:016x}", &name[..MAX_NAME - 17], fnv1a(&p.key));
+        }
         let ggf = games.join(format!("{name}.ggf"));
         write_atomic(&ggf, (record.to_ggf() + "\n").as_bytes()).map_err(|e| fail(&ggf, e))?;
 
@@ -488,5 +504,36 @@ mod tests {
         }
         assert_eq!(split_csv("a,\"b,c\",d").unwrap(), vec!["a", "b,c", "d"]);
         assert!(split_csv("\"open").is_err());
+    }
+
+    /// The small ladder, with a fixed seed from the shipped balanced openings: the ratings put random, greedy,
+    /// positional:depth=2 and pattern:depth=4 in that order, and where neighbours are far apart (over 150 Elo)
+    /// their 95% intervals do not overlap.
+    #[test]
+    fn a_small_ladder_comes_out_in_order() {
+        let rules = Rules::othello();
+        let ladder = specs(&["random", "greedy", "positional:depth=2", "pattern:depth=4"]);
+        let openings = crate::openings::OpeningSource::default_for(&rules, 4);
+        let mut games = vec![];
+        for p in schedule(&ladder, None, 100).unwrap() {
+            let played = play(&rules, &p, &openings.for_pair(&rules, 11, p.pair), 11).unwrap();
+            assert_eq!(played.ending, Ending::Normal);
+            games.push(GameResult {
+                black: p.black.clone(),
+                white: p.white.clone(),
+                black_score: played.black_score,
+                pair: Some(pair_cluster(&p.black, &p.white, p.pair)),
+            });
+        }
+        let fit = crate::ratings::fit(&games, "random", 0.0).unwrap();
+        let elo: Vec<(f64, f64)> =
+            ladder.iter().map(|a| fit.get(a).map(|r| (r.elo, r.interval95())).unwrap()).collect();
+        for (i, w) in elo.windows(2).enumerate() {
+            let ((low, low_ci), (high, high_ci)) = (w[0], w[1]);
+            assert!(high > low, "{} ({high:.0}) above {} ({low:.0})", ladder[i + 1], ladder[i]);
+            if high - low > 150.0 {
+                assert!(high - high_ci > low + low_ci, "{} and {}: {elo:?}", ladder[i + 1], ladder[i]);
+            }
+        }
     }
 }

@@ -35,6 +35,8 @@ pub struct OracleReport {
     pub optimal: usize,
     /// Discs lost against perfect play, summed.
     pub total_loss: i64,
+    /// The squares of the losses, summed (for the interval of the mean).
+    pub total_squared_loss: i64,
 }
 
 impl OracleReport {
@@ -43,6 +45,20 @@ impl OracleReport {
     }
     pub fn mean_loss(&self) -> f64 {
         self.total_loss as f64 / self.positions.max(1) as f64
+    }
+    /// The 95% interval of the optimal-move rate (Wilson's).
+    pub fn optimal_interval(&self) -> (f64, f64) {
+        crate::ratings::proportion_interval(self.optimal, self.positions)
+    }
+    /// Half the 95% interval of the mean loss (normal approximation).
+    pub fn mean_loss_half_width(&self) -> f64 {
+        let n = self.positions as f64;
+        if n < 2.0 {
+            return f64::INFINITY;
+        }
+        let mean = self.mean_loss();
+        let variance = (self.total_squared_loss as f64 - n * mean * mean).max(0.0) / (n - 1.0);
+        1.96 * (variance / n).sqrt()
     }
 }
 
@@ -77,7 +93,7 @@ pub fn solve_all(games: &[Game], threads: usize, mut on_solved: impl FnMut()) ->
 /// Scores `agent`'s move in each game's current position against `solutions`, those positions' exact values of
 /// every move (from [`solve_all`]).
 pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -> Result<OracleReport, OracleError> {
-    let mut report = OracleReport { positions: 0, optimal: 0, total_loss: 0 };
+    let mut report = OracleReport { positions: 0, optimal: 0, total_loss: 0, total_squared_loss: 0 };
     for (game, solution) in games.iter().zip(solutions) {
         let chosen = agent.select_move(game)?;
         let value = solution.move_scores.iter().find(|(m, _)| *m == chosen).map(|(_, v)| *v).ok_or_else(|| {
@@ -88,7 +104,9 @@ pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -
         })?;
         report.positions += 1;
         report.optimal += (value == solution.score) as usize;
-        report.total_loss += (solution.score - value) as i64;
+        let loss = (solution.score - value) as i64;
+        report.total_loss += loss;
+        report.total_squared_loss += loss * loss;
     }
     Ok(report)
 }
@@ -117,5 +135,10 @@ mod tests {
         // Every position offers at least two moves; random play misses the best one often and loses discs.
         assert!(random.optimal_rate() < 0.8 && random.mean_loss() > 2.0, "{random:?}");
         assert!(greedy.optimal < 150, "{greedy:?}");
+        // The intervals hold their estimates, and the perfect player's loss is exactly zero.
+        let (low, high) = random.optimal_interval();
+        assert!(low < random.optimal_rate() && random.optimal_rate() < high && high - low < 0.2, "{low} {high}");
+        assert_eq!(perfect.mean_loss_half_width(), 0.0);
+        assert!(random.mean_loss_half_width() > 0.0 && random.mean_loss_half_width() < random.mean_loss());
     }
 }

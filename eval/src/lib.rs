@@ -1,17 +1,29 @@
 //! Agents (players), and ways to measure them: baseline agents (random, greedy, a positional alpha-beta, pure
-//! MCTS with random rollouts), the
-//! perfect-endgame wrapper, the exact-solver oracle over positions from real games, Bradley-Terry Elo ratings with
-//! intervals, and the sequential probability ratio test.
+//! MCTS with random rollouts), the pattern engine, trained networks (raw policy, or with MCTS), external engines
+//! (NBoard, GTP) and our agents served as such engines, the perfect-endgame wrapper; the arena, the exact-solver
+//! oracle over positions from real games, Bradley-Terry Elo ratings with intervals, and the sequential
+//! probability ratio test.
 
 pub mod agent;
 pub mod arena;
 pub mod endgame_oracle;
+pub mod engine;
+#[doc(hidden)]
+pub mod fuzz_checks;
+pub mod gtp;
+pub mod nboard;
+pub mod network_agent;
+pub mod openings;
+pub mod pattern_engine;
 pub mod positional;
 pub mod ratings;
+pub mod ratings_plot;
 pub mod rollout_mcts;
+pub mod serve;
 pub mod sprt;
 
 pub use agent::{agent_from_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent};
 pub use endgame_oracle::{oracle_positions, OracleReport};
+pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;
 pub use rollout_mcts::RolloutMctsAgent;

@@ -105,6 +105,17 @@ pub fn normal_cdf(x: f64) -> f64 {
 }
 
 /// The Elo difference at which the stronger side's expected score is `score` (0.75 gives +190.8).
+/// The 95% Wilson score interval of a proportion: `successes` of `n` (exact at the edges, unlike the normal one).
+pub fn proportion_interval(successes: usize, n: usize) -> (f64, f64) {
+    if n == 0 {
+        return (0.0, 1.0);
+    }
+    let (z, n, p) = (1.96f64, n as f64, successes as f64 / n as f64);
+    let centre = (p + z * z / (2.0 * n)) / (1.0 + z * z / n);
+    let half = z / (1.0 + z * z / n) * (p * (1.0 - p) / n + z * z / (4.0 * n * n)).sqrt();
+    ((centre - half).max(0.0), (centre + half).min(1.0))
+}
+
 pub fn elo_from_score(score: f64) -> f64 {
     -400.0 * (1.0 / score - 1.0).log10()
 }
@@ -367,6 +378,15 @@ mod tests {
             assert!((elo_from_score(expected_score(elo)) - elo).abs() < 1e-9);
         }
         assert!((normal_cdf(0.0) - 0.5).abs() < 1e-15 && (normal_cdf(1.959964) - 0.975).abs() < 1e-6);
+    }
+
+    /// Wilson's interval against published values (8 of 10: 0.4902 to 0.9433; 0 of 10: 0 to 0.2775).
+    #[test]
+    fn proportion_intervals_match_wilsons_published_values() {
+        let (low, high) = proportion_interval(8, 10);
+        assert!((low - 0.4902).abs() < 5e-4 && (high - 0.9433).abs() < 5e-4, "{low} {high}");
+        let (low, high) = proportion_interval(0, 10);
+        assert!(low == 0.0 && (high - 0.2775).abs() < 5e-4, "{high}");
     }
 
     /// Two players, one scoring 75%: +190.8 Elo, to 1 Elo (the prior's virtual draw moves it by 0.1 here).

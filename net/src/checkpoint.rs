@@ -47,6 +47,10 @@ pub struct TrainingInfo {
     pub config_hash: String,
     /// The optimiser state file beside the weights (`optimizer-<step>.bpk`), while it is kept.
     pub optimizer_state: Option<String>,
+    /// When the checkpoint was written, in seconds since the Unix epoch (0 in sidecars older than the field):
+    /// the ratings picture's wall-time axis.
+    #[serde(default)]
+    pub written_at: u64,
 }
 
 /// File stem of the model at `step`.
@@ -108,16 +112,24 @@ pub fn load_model(
     Ok((net, info))
 }
 
-/// The newest model (highest step) in `dir`, if any.
-pub fn newest_model(dir: &Path) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(dir).ok()?;
-    entries
+/// The models (sidecars) in `dir`, oldest (lowest step) first; none when the directory cannot be read.
+pub fn list_models(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
+    let mut models: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| {
             p.extension().is_some_and(|e| e == "json")
                 && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("model-"))
         })
-        .max()
+        .collect();
+    // Steps are zero-padded in the names: name order is step order.
+    models.sort();
+    models
+}
+
+/// The newest model (highest step) in `dir`, if any.
+pub fn newest_model(dir: &Path) -> Option<PathBuf> {
+    list_models(dir).pop()
 }
 
 #[cfg(test)]

@@ -11,7 +11,9 @@ pub mod predict;
 #[cfg(test)]
 mod testing;
 
-pub use checkpoint::{load_model, newest_model, read_info, save_model, ModelError, ModelInfo, TrainingInfo};
+pub use checkpoint::{
+    list_models, load_model, newest_model, read_info, save_model, ModelError, ModelInfo, TrainingInfo,
+};
 pub use device::{DeviceChoice, DeviceError};
 pub use network::{NetConfig, Network, Output};
 pub use planes::{encode, PLANES};

@@ -10,8 +10,9 @@ use crate::planes::{encode, PLANES};
 /// The network's view of one position, from its side to move.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Prediction {
-    /// The policy as unnormalised weights (the exponentials of the logits less their maximum), in the position's
-    /// own square order; squares off a smaller board are 0.
+    /// The policy over the legal moves (the pass when it is forced) as unnormalised weights: the exponentials of
+    /// their logits less the largest of them, so the best legal move weighs 1; every other entry is 0. In the
+    /// position's own square order.
     pub policy: [f32; POLICY_SIZE],
     /// Expected result in [-1, 1].
     pub value: f32,
@@ -42,15 +43,23 @@ pub fn predict(
         .map(|i| {
             let row = logits.get(i * POLICY_SIZE..(i + 1) * POLICY_SIZE).unwrap_or(&[]);
             let inverse = symmetries[i].inverse();
+            // Output index k is a square of the transformed board (or the pass): map it back, keep the legal ones.
+            let legal = rules.legal_moves(&positions[i]).0;
+            let pass_only = legal == 0;
+            let mapped: Vec<(usize, f32)> = row
+                .iter()
+                .enumerate()
+                .filter_map(|(k, &logit)| match othello_core::Square::new(k as u8) {
+                    Some(sq) if board >> k & 1 == 1 => Some((inverse.apply_square(sq, rules.size).index(), logit)),
+                    Some(_) => None, // off a smaller board
+                    None => Some((64, logit)),
+                })
+                .filter(|&(target, _)| if target == 64 { pass_only } else { legal >> target & 1 == 1 })
+                .collect();
+            // The maximum over the legal moves alone: an illegal move's large logit must not push theirs to 0.
+            let max = mapped.iter().map(|m| m.1).fold(f32::NEG_INFINITY, f32::max);
             let mut policy = [0.0f32; POLICY_SIZE];
-            let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            for (k, &logit) in row.iter().enumerate() {
-                // Output index k is a square of the transformed board (or the pass): map it back.
-                let target = match othello_core::Square::new(k as u8) {
-                    Some(sq) if board >> k & 1 == 1 => inverse.apply_square(sq, rules.size).index(),
-                    Some(_) => continue, // off a smaller board
-                    None => 64,
-                };
+            for (target, logit) in mapped {
                 policy[target] = (logit - max).exp();
             }
             Prediction { policy, value: values.get(i).copied().unwrap_or(0.0) }
@@ -98,5 +107,26 @@ mod tests {
         let (ea, eb, ec) = (eval(a), eval(b), eval(c));
         assert!(ea == eb, "the same seed gives the same network");
         assert!(ea != ec, "another seed gives another network");
+    }
+
+    /// Only legal moves get weight, and the best of them weighs exactly 1, whatever the illegal outputs are (a
+    /// random network gives illegal squares the largest logit often).
+    #[test]
+    fn the_policy_covers_the_legal_moves_with_the_best_at_one() {
+        let (_, net, device) = tiny();
+        for rules in [Rules::othello(), Rules::othello().with_size(6).unwrap()] {
+            let pos = positions(&rules);
+            for sym in Symmetry::ALL {
+                for (p, prediction) in pos.iter().zip(predict(&net, &device, &rules, &pos, &vec![sym; pos.len()])) {
+                    let legal = rules.legal_moves(p).0;
+                    let best = prediction.policy.iter().copied().fold(0.0f32, f32::max);
+                    assert_eq!(best, 1.0);
+                    for (k, &w) in prediction.policy.iter().enumerate() {
+                        let allowed = if k == 64 { legal == 0 } else { legal >> k & 1 == 1 };
+                        assert!(allowed == (w > 0.0), "square {k}: weight {w}, legal {allowed}");
+                    }
+                }
+            }
+        }
     }
 }

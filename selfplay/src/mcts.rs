@@ -133,7 +133,10 @@ pub struct GumbelSearch {
     candidates: Vec<usize>,
     rounds: u32,
     round: u32,
+    /// Simulations left for the candidates.
     budget: u32,
+    /// Simulations spent expanding the root before the candidates were drawn (0 on a reused tree).
+    spent_on_root: u32,
 }
 
 impl GumbelSearch {
@@ -147,6 +150,7 @@ impl GumbelSearch {
             rounds: 0,
             round: 0,
             budget: 0,
+            spent_on_root: 0,
         }
     }
 
@@ -156,7 +160,10 @@ impl GumbelSearch {
         match root.state {
             State::Expanded => {}
             State::Terminal(_) => return None,
-            State::Leaf | State::Pending => return Some(tree.root_job(1)),
+            State::Leaf | State::Pending => {
+                self.spent_on_root = 1;
+                return Some(tree.root_job(1));
+            }
         }
         if self.children.is_empty() {
             let first = root.first_child;
@@ -171,9 +178,11 @@ impl GumbelSearch {
                 .collect();
             self.candidates = (0..self.children.len()).collect();
             self.rank(tree, false);
-            self.candidates.truncate(self.considered.min(self.children.len()));
+            self.budget = self.simulations.saturating_sub(self.spent_on_root);
+            // At most one candidate per simulation left, so that the first round visits every one of them.
+            let affordable = (self.budget as usize).max(1);
+            self.candidates.truncate(self.considered.min(self.children.len()).min(affordable));
             self.rounds = (self.candidates.len() as f32).log2().ceil().max(1.0) as u32;
-            self.budget = self.simulations;
         } else {
             if self.candidates.len() > 1 {
                 self.rank(tree, true);
@@ -185,10 +194,14 @@ impl GumbelSearch {
             }
         }
         // An equal share of the budget per round, split between the candidates; the last round takes the rest.
+        // Never more than the budget left: a round it cannot pay for one visit per candidate ends the search.
         let n = self.candidates.len() as u32;
         let per = (self.simulations / (self.rounds * n)).max(1);
-        let spend = if self.round + 1 == self.rounds { per.max(self.budget / n) } else { per };
-        self.budget = self.budget.saturating_sub(spend * n);
+        let spend = if self.round + 1 == self.rounds { per.max(self.budget / n) } else { per }.min(self.budget / n);
+        if spend == 0 {
+            return None;
+        }
+        self.budget -= spend * n;
         let targets =
             self.candidates.iter().map(|&c| (self.children[c], tree.nodes[self.children[c] as usize].visits + spend));
         Some(SearchJob { targets: targets.collect() })
@@ -264,12 +277,27 @@ impl Tree {
                 State::Pending => return Select::Collision,
                 State::Leaf => {
                     let node = &mut self.nodes[id as usize];
-                    if self.rules.status(&node.pos) == Status::Over {
-                        let v = self.rules.outcome(&node.pos).margin_for(node.pos.side).signum() as f32;
-                        node.state = State::Terminal(v);
-                        self.backup(&path, v, false);
-                        return Select::Terminal;
+                    match self.rules.status(&node.pos) {
+                        Status::Over => {
+                            let v = self.rules.outcome(&node.pos).margin_for(node.pos.side).signum() as f32;
+                            node.state = State::Terminal(v);
+                            self.backup(&path, v, false);
+                            return Select::Terminal;
+                        }
+                        Status::MustPass => {
+                            // Nothing to ask the evaluator: the pass is the only child; walk on into it.
+                            let child = Node::new(node.pos.pass(), Move::Pass, 1.0);
+                            let first = self.nodes.len() as u32;
+                            let node = &mut self.nodes[id as usize];
+                            (node.first_child, node.children, node.state) = (first, 1, State::Expanded);
+                            self.nodes.push(child);
+                            path.push(first);
+                            id = first;
+                            continue;
+                        }
+                        Status::Moves(_) => {}
                     }
+                    let node = &mut self.nodes[id as usize];
                     node.state = State::Pending;
                     for &n in &path {
                         self.nodes[n as usize].virtual_visits += 1;
@@ -528,7 +556,8 @@ impl Tree {
         children.last().map(|c| c.0)
     }
 
-    /// Plays `mv` at the root and keeps its subtree (tree reuse); a move never searched starts a fresh tree.
+    /// Plays `mv` at the root and keeps its subtree (tree reuse); a move never searched starts a fresh tree. The new
+    /// root's priors are the evaluator's: [`Tree::set_root_noise`] decides the next search's noise.
     pub fn advance(&mut self, mv: Move) {
         let child =
             self.children(ROOT).position(|c| c.mv == mv).map(|i| self.nodes[ROOT as usize].first_child + i as u32);
@@ -551,7 +580,14 @@ impl Tree {
             i += 1;
         }
         self.nodes = kept;
-        if self.config.root_noise && self.nodes[ROOT as usize].state == State::Expanded {
+    }
+
+    /// Turns root noise on or off for the next search; on, an already expanded root (a reused tree) is noised at
+    /// once, an unexpanded one when it is expanded. Called per move, once it is known whether the move gets a
+    /// full search (noised) or a cheap one (not), so that the noise follows this move's kind and not the last.
+    pub fn set_root_noise(&mut self, on: bool) {
+        self.config.root_noise = on;
+        if on && self.nodes[ROOT as usize].state == State::Expanded {
             self.add_root_noise();
         }
     }
@@ -733,5 +769,76 @@ mod tests {
         tree.search(&mut UniformEvaluator, 400, 4);
         assert_eq!(tree.choose_move(0.0), Some(Move::Play("g5".parse().unwrap())));
         assert!(tree.root_value() > 0.5, "{}", tree.root_value());
+    }
+
+    /// Gumbel's sequential halving never spends more than its simulations, whatever the number of considered
+    /// moves (the root's own expansion included), and spends most of them.
+    #[test]
+    fn gumbel_keeps_to_its_simulation_budget() {
+        let rules = Rules::othello();
+        let game = Game::from_transcript(rules, "f5d6c3d3c4f4").unwrap();
+        for (sims, considered) in [(1, 8), (2, 8), (4, 16), (8, 16), (16, 8), (32, 32), (50, 7), (200, 16)] {
+            let mut tree = Tree::new(rules, *game.position(), quiet(), rng(3));
+            assert!(tree.gumbel_search(&mut UniformEvaluator, sims, 4, considered).is_some());
+            let spent = tree.root_visits();
+            assert!(spent <= sims, "{sims} simulations, {considered} considered: {spent} spent");
+            assert!(2 * spent >= sims, "{sims} simulations, {considered} considered: only {spent} spent");
+        }
+    }
+
+    /// A position whose mover must pass is never sent to the evaluator: the tree passes through it.
+    #[test]
+    fn must_pass_positions_are_not_evaluated() {
+        struct NoPasses(u64);
+        impl Evaluator for NoPasses {
+            fn evaluate(&mut self, rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
+                for p in positions {
+                    assert_ne!(rules.status(p), Status::MustPass, "a must-pass position was evaluated");
+                }
+                self.0 += positions.len() as u64;
+                UniformEvaluator.evaluate(rules, positions, out);
+            }
+        }
+        let rules = Rules::othello().with_size(4).unwrap();
+        let (mut passes, mut evaluator) = (0, NoPasses(0));
+        let mut r = rng(8);
+        for _ in 0..30 {
+            let mut game = Game::new(rules);
+            while !game.is_over() {
+                let mv = match game.status() {
+                    Status::Moves(m) => {
+                        let mut tree = Tree::new(rules, *game.position(), quiet(), rng(1));
+                        tree.search(&mut evaluator, 40, 4);
+                        tree.gumbel_search(&mut evaluator, 8, 2, 4);
+                        Move::Play(m.nth(r.random_range(0..m.count())).unwrap())
+                    }
+                    _ => {
+                        passes += 1;
+                        Move::Pass
+                    }
+                };
+                game.push(mv).unwrap();
+            }
+        }
+        assert!(passes > 5 && evaluator.0 > 1000, "{passes} passes, {} evaluations", evaluator.0);
+    }
+
+    /// Root noise follows the kind of the search about to run, on a reused tree too: the priors of an expanded root
+    /// are the evaluator's until noise is turned on, and change at once when it is.
+    #[test]
+    fn root_noise_is_decided_per_search() {
+        let rules = Rules::othello();
+        let mut tree = Tree::new(rules, rules.start_position(), MctsConfig::default(), rng(4));
+        tree.search(&mut UniformEvaluator, 200, 8);
+        let mv = tree.choose_move(0.0).unwrap();
+        tree.advance(mv);
+        let priors = |t: &Tree| t.children(ROOT).map(|c| c.prior).collect::<Vec<f32>>();
+        let uniform = priors(&tree);
+        assert!(uniform.len() > 1 && uniform.iter().all(|&p| (p - uniform[0]).abs() < 1e-6), "{uniform:?}");
+        tree.set_root_noise(false);
+        assert_eq!(priors(&tree), uniform, "a cheap search keeps the evaluator's priors");
+        tree.set_root_noise(true);
+        let noised = priors(&tree);
+        assert!(noised != uniform && (noised.iter().sum::<f32>() - 1.0).abs() < 1e-4, "{noised:?}");
     }
 }

@@ -214,12 +214,12 @@ impl Playing {
             let full = self.rng.random::<f32>() < config.full_search_share;
             let sims = if full { config.simulations } else { config.cheap_simulations };
             self.search = Some(if config.root_selection == RootSelection::Gumbel {
-                self.tree.config.root_noise = false; // the Gumbel draws are the exploration
+                self.tree.set_root_noise(false); // the Gumbel draws are the exploration
                 let mut gumbel = GumbelSearch::new(sims, config.gumbel_considered);
                 let job = gumbel.next_job(&mut self.tree).expect("a position with moves needs a search");
                 Searching { job, full, gumbel: Some(gumbel) }
             } else {
-                self.tree.config.root_noise = full && config.mcts.root_noise;
+                self.tree.set_root_noise(full && config.mcts.root_noise);
                 Searching { job: self.tree.root_job(sims.max(1)), full, gumbel: None }
             });
         }

@@ -9,8 +9,18 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::Rules;
-use othello_eval::arena::{default_anchor, opening, play, schedule, ArenaDir, Pairing};
+use othello_eval::arena::{default_anchor, play, schedule, ArenaDir, Pairing};
+use othello_eval::openings::OpeningSource;
 use othello_eval::ratings::{fit, Ratings};
+use othello_eval::ratings_plot::{curves_from, plot_ratings};
+
+/// How the games of a match are set up and run.
+pub struct MatchSetup {
+    pub rules: Rules,
+    pub seed: u64,
+    pub openings: OpeningSource,
+    pub threads: usize,
+}
 
 /// What `arena` plays.
 pub struct ArenaOptions<'a> {
@@ -18,10 +28,7 @@ pub struct ArenaOptions<'a> {
     pub agents: &'a [String],
     pub gauntlet: Option<&'a str>,
     pub games: u32,
-    pub threads: usize,
-    pub rules: Rules,
-    pub seed: u64,
-    pub opening_plies: u32,
+    pub setup: MatchSetup,
 }
 
 pub fn arena(o: ArenaOptions) -> Result<()> {
@@ -34,13 +41,20 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
     for spec in &agents {
         othello_eval::agent_from_spec(spec, 0)?;
     }
-    let dir = ArenaDir::new(o.out);
+    let all = schedule(&agents, o.gauntlet, o.games)?;
+    play_scheduled(o.out, &all, &o.setup)?;
+    ratings(o.out, None, false)
+}
+
+/// Plays the games of `all` not yet stored in the arena directory `out`, on the setup's threads, with live
+/// standings.
+pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result<()> {
+    let dir = ArenaDir::new(out);
     dir.repair()?;
     // Every stored row, kept in memory as games end (the live standings fit them without rereading the file).
     let rows = Mutex::new(dir.read()?);
     let done: std::collections::HashSet<String> =
         rows.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|r| r.key.clone()).collect();
-    let all = schedule(&agents, o.gauntlet, o.games)?;
     let todo: Vec<_> = all.iter().filter(|p| !done.contains(&p.key)).cloned().collect();
     eprintln!(
         "{} games scheduled, {} already in {}, {} to play on {} threads",
@@ -48,7 +62,7 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
         all.len() - todo.len(),
         dir.results().display(),
         todo.len(),
-        o.threads
+        setup.threads
     );
     let bar = ProgressBar::new(todo.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
@@ -56,16 +70,16 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
     let (next, failure) = (AtomicUsize::new(0), Mutex::new(None));
     let started = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..o.threads.max(1) {
+        for _ in 0..setup.threads.max(1) {
             scope.spawn(|| {
                 while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let result = play(&o.rules, p, &opening(&o.rules, o.seed, p.pair, o.opening_plies), o.seed)
-                        .and_then(|played| {
-                            // One writer at a time: rows are appended whole, and in the order kept in memory.
-                            let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
-                            rows.push(dir.store(&played)?);
-                            Ok(())
-                        });
+                    let opening = setup.openings.for_pair(&setup.rules, setup.seed, p.pair);
+                    let result = play(&setup.rules, p, &opening, setup.seed).and_then(|played| {
+                        // One writer at a time: rows are appended whole, and in the order kept in memory.
+                        let mut rows = rows.lock().unwrap_or_else(|e| e.into_inner());
+                        rows.push(dir.store(&played)?);
+                        Ok(())
+                    });
                     if let Err(e) = result {
                         *failure.lock().unwrap_or_else(|e| e.into_inner()) = Some(e);
                         next.store(todo.len(), Ordering::Relaxed);
@@ -107,12 +121,84 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
         return Err(e.into());
     }
     eprintln!("{} games played in {:.1} s", todo.len(), started.elapsed().as_secs_f64());
-    ratings(o.out, None, false)
+    Ok(())
+}
+
+/// What `evaluate` rates.
+pub struct EvaluateOptions<'a> {
+    pub run: &'a Path,
+    pub ladder: &'a [String],
+    pub games: u32,
+    pub simulations: u32,
+    /// Rate every this many checkpoints (the newest always).
+    pub every: usize,
+    pub setup: MatchSetup,
+    /// Keep watching RUN/models and rate each new checkpoint as it appears (until killed).
+    pub watch: bool,
+}
+
+/// How often a watching evaluation looks for new checkpoints.
+const WATCH_POLL: Duration = Duration::from_secs(5);
+
+/// `evaluate`: a run's checkpoints (network + MCTS) each in a gauntlet against the fixed ladder and the
+/// checkpoint rated before it, the ladder in a round robin of its own; games in RUN/eval, then the ratings and
+/// their picture. With `watch`, again for every new checkpoint.
+pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
+    let run = othello_run::RunDir::new(o.run);
+    for spec in o.ladder {
+        othello_eval::agent_from_spec(spec, 0)?;
+    }
+    let mut rated = 0;
+    loop {
+        let models = othello_net::list_models(&run.models());
+        if models.len() == rated {
+            anyhow::ensure!(o.watch, "no checkpoint in {}", run.models().display());
+            std::thread::sleep(WATCH_POLL);
+            continue;
+        }
+        rated = models.len();
+        let last = models.len() - 1;
+        let chosen: Vec<&std::path::PathBuf> =
+            models.iter().enumerate().filter(|(i, _)| i % o.every.max(1) == 0 || *i == last).map(|(_, m)| m).collect();
+        // The run's own rules, where its checkpoints record them.
+        if let Some(rules) = othello_net::read_info(&models[last]).ok().and_then(|i| i.training).map(|t| t.rules) {
+            let rules: Rules =
+                rules.parse().map_err(|e| anyhow::anyhow!("{}: rules '{rules}': {e}", models[last].display()))?;
+            if rules != o.setup.rules {
+                o.setup.openings = OpeningSource::default_for(&rules, 4);
+                o.setup.rules = rules;
+            }
+        }
+        let mut all = if o.ladder.len() >= 2 { schedule(o.ladder, None, o.games)? } else { vec![] };
+        let mut previous: Option<String> = None;
+        for model in chosen {
+            let spec = format!("net:model=\"{}\",sims={}", model.display(), o.simulations);
+            let mut agents: Vec<String> = o.ladder.to_vec();
+            agents.extend(previous.take());
+            agents.push(spec.clone());
+            all.extend(schedule(&agents, Some(&spec), o.games)?);
+            previous = Some(spec);
+        }
+        let mut keys = std::collections::HashSet::new();
+        all.retain(|p| keys.insert(p.key.clone()));
+        play_scheduled(&run.eval(), &all, &o.setup)?;
+        ratings(&run.eval(), None, false)?;
+        if !o.watch {
+            return Ok(());
+        }
+    }
 }
 
 /// Fits, prints and stores the ratings of an arena directory, the anchor (a player and its Elo) as given, else
 /// [`default_anchor`] at 0.
 pub fn ratings(dir: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Result<()> {
+    // A run directory's games are in RUN/eval.
+    let run_eval = othello_run::RunDir::new(dir).eval();
+    let dir = if !ArenaDir::new(dir).results().exists() && ArenaDir::new(&run_eval).results().exists() {
+        run_eval.as_path()
+    } else {
+        dir
+    };
     let arena = ArenaDir::new(dir);
     let rows = arena.read()?;
     let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
@@ -155,6 +241,12 @@ pub fn ratings(dir: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Res
     });
     for (path, text) in [(arena.ratings_csv(), csv), (arena.ratings_json(), format!("{json:#}\n"))] {
         othello_run::write_atomic(&path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
+    }
+    let (curves, fixed) = curves_from(&fit);
+    if !curves.is_empty() {
+        let svg = arena.ratings_svg();
+        plot_ratings(&curves, &fixed, &svg).map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
+        eprintln!("Elo of the checkpoints drawn in {}", svg.display());
     }
     Ok(())
 }
@@ -204,7 +296,7 @@ pub struct SprtOptions<'a> {
     pub test: othello_eval::sprt::Sprt,
     pub rules: Rules,
     pub seed: u64,
-    pub opening_plies: u32,
+    pub openings: OpeningSource,
     /// Stop undecided after this many pairs.
     pub max_pairs: u64,
 }
@@ -235,7 +327,7 @@ pub fn sprt(o: SprtOptions) -> Result<()> {
             scores[i] = match stored.get(&p.key) {
                 Some(&s) => s,
                 None => {
-                    let played = play(&o.rules, &p, &opening(&o.rules, o.seed, pair, o.opening_plies), o.seed)?;
+                    let played = play(&o.rules, &p, &o.openings.for_pair(&o.rules, o.seed, pair), o.seed)?;
                     dir.store(&played)?;
                     if candidate_black {
                         played.black_score

@@ -57,6 +57,17 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 3)]
         rounds: u32,
     },
+    /// The pattern engine's midgame search on one core: the first POSITIONS shipped balanced openings searched to
+    /// DEPTH plies (a fresh table each), nodes per second per kernel.
+    Pattern {
+        #[arg(long, default_value_t = 12)]
+        depth: u32,
+        #[arg(long, default_value_t = 20)]
+        positions: usize,
+        /// Only this kernel (default: every kernel the CPU has).
+        #[arg(long)]
+        kernel: Option<KernelKind>,
+    },
     /// Perft from the start position on one core, leaves convention (Egaroucid mode 1) by default.
     Perft {
         #[arg(long, default_value_t = 11)]
@@ -114,6 +125,7 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
         BenchCommand::Train { blocks, filters, batch, seconds, rounds } => {
             train(blocks, filters, batch, seconds, rounds)?
         }
+        BenchCommand::Pattern { depth, positions, kernel } => pattern(depth, positions, kernel)?,
         BenchCommand::Perft { depth, convention, kernel, repeat } => {
             println!("perft {depth} ({convention}) from the start position, 1 thread, best of {repeat}");
             for k in kernels(kernel)? {
@@ -187,5 +199,33 @@ fn train(blocks: usize, filters: usize, batch: usize, seconds: f64, rounds: u32)
         r.loader,
         r.loader / r.trainer
     );
+    Ok(())
+}
+
+fn pattern(depth: u32, positions: usize, kernel: Option<KernelKind>) -> Result<()> {
+    use othello_eval::pattern_engine::{Budget, PatternEngine};
+    let rules = Rules::othello();
+    let Some(set) = othello_eval::openings::Openings::shipped(&rules) else { bail!("no shipped openings") };
+    let games: Vec<othello_core::Game> =
+        set.lines.iter().take(positions).filter_map(|m| othello_core::Game::replay(rules, m).ok()).collect();
+    let kernels = match kernel {
+        Some(k) => vec![k],
+        None => KernelKind::available(),
+    };
+    for k in kernels {
+        let (mut nodes, started) = (0u64, Instant::now());
+        for game in &games {
+            let mut engine = PatternEngine::new(Budget::Depth(depth), Some(0)).with_kernel(k);
+            nodes += engine.search(&rules, game)?.nodes;
+        }
+        let seconds = started.elapsed().as_secs_f64();
+        println!(
+            "pattern {:8} depth {depth}: {} positions, {nodes} nodes in {seconds:.2} s: {:.2} M nodes/s, {:.3} s per position",
+            k.name(),
+            games.len(),
+            nodes as f64 / seconds / 1e6,
+            seconds / games.len() as f64
+        );
+    }
     Ok(())
 }

@@ -3,13 +3,15 @@
 
 pub mod arena;
 pub mod bench;
+pub mod engine_modes;
 pub mod export_model;
 pub mod fit_eval;
 pub mod import_wthor;
 pub mod label_endgames;
+pub mod openings;
 pub mod oracle;
 pub mod perft_replay_show;
-pub mod pipeline;
+pub mod run;
 pub mod selfplay;
 pub mod solve;
 pub mod train;

@@ -19,12 +19,41 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
     let solutions = othello_eval::endgame_oracle::solve_all(&positions, threads, || bar.inc(1))?;
     bar.finish_and_clear();
     let report = othello_eval::endgame_oracle::evaluate(&mut agent, &positions, &solutions)?;
+    let (low, high) = report.optimal_interval();
     println!(
-        "{}: {} positions with {empties} empties: optimal {:.1}%, mean loss {:.2} discs",
+        "{}: {} positions with {empties} empties: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
         agent.name(),
         report.positions,
         100.0 * report.optimal_rate(),
-        report.mean_loss()
+        100.0 * low,
+        100.0 * high,
+        report.mean_loss(),
+        report.mean_loss_half_width()
+    );
+    Ok(())
+}
+
+/// `agreement`: how often a network's most probable legal move is the move played in WTHOR games (use games the
+/// network was not trained on), beside a random legal move's rate.
+pub fn agreement(model: &str, wthor: &[PathBuf], games: usize) -> Result<()> {
+    let path = othello_eval::network_agent::resolve_model(model).map_err(anyhow::Error::msg)?;
+    let device = othello_net::DeviceChoice::Flex.device()?;
+    let (net, info) = othello_net::load_model(&path, None, &device)?;
+    let mut all = read_wthor_games(wthor)?;
+    all.truncate(games);
+    anyhow::ensure!(!all.is_empty(), "no games in the WTHOR files");
+    let result = othello_train::agreement::expert_agreement(&net, &device, &all);
+    let (low, high) = othello_eval::ratings::proportion_interval(result.agreed, result.positions);
+    println!(
+        "{} (step {}): {} positions of {} games: agreement {:.1}% (95%: {:.1}-{:.1}); a random legal move {:.1}%",
+        path.display(),
+        info.step,
+        result.positions,
+        all.len(),
+        100.0 * result.rate(),
+        100.0 * low,
+        100.0 * high,
+        100.0 * result.random_rate()
     );
     Ok(())
 }

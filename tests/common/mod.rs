@@ -19,13 +19,24 @@ pub fn shared(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join("shared").join(rel)
 }
 
-/// The repository installs what its tests need: Python packages from PyPI, when python3 lacks them.
-pub fn ensure_python(modules: &[(&str, &str)]) {
+/// The Python the tests run scripts with: a virtual environment under the build directory (`target/tmp`), made
+/// on first use, holding the PyPI packages the tests need, so that the user's own Python is left as it was.
+/// `modules` are (module, package) pairs.
+pub fn python_with(modules: &[(&str, &str)]) -> PathBuf {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-venv");
+    let python = venv.join("bin").join("python3");
+    if !python.exists() {
+        let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status();
+        assert!(made.is_ok_and(|s| s.success()), "python3 -m venv {} failed", venv.display());
+    }
     for (module, package) in modules {
-        let has = Command::new("python3").args(["-c", &format!("import {module}")]).status();
+        let has = Command::new(&python).args(["-c", &format!("import {module}")]).status();
         if !has.is_ok_and(|s| s.success()) {
-            let pip = Command::new("python3").args(["-m", "pip", "install", "--quiet", package]).status();
-            assert!(pip.is_ok_and(|s| s.success()), "installing {package} with pip failed");
+            let pip = Command::new(&python).args(["-m", "pip", "install", "--quiet", package]).status();
+            assert!(pip.is_ok_and(|s| s.success()), "installing {package} into {} failed", venv.display());
         }
     }
+    python
 }

@@ -6,9 +6,12 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 use othello_run::{write_atomic, RunDir};
-use tensorboard_rs::summary_writer::SummaryWriter;
+use protobuf::Message;
+use tensorboard_proto::event::Event;
+use tensorboard_rs::record_writer::RecordWriter;
 use thiserror::Error;
 
 use crate::loss::StepFigures;
@@ -52,7 +55,46 @@ pub struct LogLine {
 pub struct RunLog {
     csv: File,
     csv_path: PathBuf,
-    tensorboard: SummaryWriter,
+    tensorboard: EventWriter,
+}
+
+/// A TensorBoard event file (`events.out.tfevents.*`) of scalars, written with tensorboard-rs's record framing
+/// and summaries on a file of our own, so that a full disk or a vanished directory is an error naming the file.
+struct EventWriter {
+    path: PathBuf,
+    records: RecordWriter<File>,
+}
+
+impl EventWriter {
+    fn create(dir: &Path) -> Result<EventWriter, LogError> {
+        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
+        let path = dir.join(format!("events.out.tfevents.{:010}.othello-zero.{}", now.as_secs(), std::process::id()));
+        let file = File::create(&path).map_err(|e| LogError { path: path.clone(), problem: e.to_string() })?;
+        let mut writer = EventWriter { path, records: RecordWriter::new(file) };
+        let mut version = Event::new();
+        version.set_wall_time(now.as_secs_f64());
+        version.set_file_version("brain.Event:2".to_string());
+        writer.write(&version)?;
+        Ok(writer)
+    }
+
+    fn write(&mut self, event: &Event) -> Result<(), LogError> {
+        let fail = |problem: String| LogError { path: self.path.clone(), problem };
+        let bytes = event.write_to_bytes().map_err(|e| fail(e.to_string()))?;
+        self.records.write(&bytes).map_err(|e| fail(e.to_string()))
+    }
+
+    fn scalars(&mut self, values: &[(&str, f32)], step: u64) -> Result<(), LogError> {
+        let wall_time = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
+        for (name, value) in values {
+            let mut event = Event::new();
+            event.set_wall_time(wall_time);
+            event.set_step(step as i64);
+            event.set_summary(tensorboard_rs::summary::scalar(name, *value));
+            self.write(&event)?;
+        }
+        self.records.flush().map_err(|e| LogError { path: self.path.clone(), problem: e.to_string() })
+    }
 }
 
 impl RunLog {
@@ -82,7 +124,7 @@ impl RunLog {
         }
         write_atomic(&csv_path, (kept.join("\n") + "\n").as_bytes()).map_err(|e| err(e.to_string()))?;
         let csv = OpenOptions::new().append(true).open(&csv_path).map_err(|e| err(e.to_string()))?;
-        Ok(RunLog { csv, csv_path, tensorboard: SummaryWriter::new(&dir) })
+        Ok(RunLog { csv, csv_path, tensorboard: EventWriter::create(&dir)? })
     }
 
     pub fn write(&mut self, line: &LogLine) -> Result<(), LogError> {
@@ -93,11 +135,7 @@ impl RunLog {
             ("samples_per_second", line.samples_per_second as f32),
         ];
         values.extend(line.figures.named());
-        let step = line.step as usize;
-        for (name, value) in &values {
-            self.tensorboard.add_scalar(name, *value, step);
-        }
-        self.tensorboard.flush();
+        self.tensorboard.scalars(&values, line.step)?;
         let mut text = format!("{},{}", line.step, line.samples);
         for (_, value) in &values {
             text.push_str(&format!(",{value}"));
@@ -117,4 +155,18 @@ pub fn read_scalars(path: &Path) -> Result<Vec<Vec<f64>>, LogError> {
             line.split(',').map(|v| v.parse::<f64>().map_err(|e| err(format!("line {}: '{v}': {e}", i + 1)))).collect()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A full disk is an error naming the event file, not a panic.
+    #[test]
+    fn a_full_disk_is_an_error_naming_the_event_file() {
+        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
+        let mut writer = EventWriter { path: PathBuf::from("/dev/full"), records: RecordWriter::new(full) };
+        let err = writer.scalars(&[("loss", 1.0)], 3).unwrap_err().to_string();
+        assert!(err.contains("/dev/full"), "{err}");
+    }
 }

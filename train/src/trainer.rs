@@ -263,6 +263,9 @@ impl Trainer {
                 losses: figures.named().iter().map(|(k, v)| (k.to_string(), *v)).collect(),
                 config_hash: self.opts.config_hash.clone(),
                 optimizer_state: Some(state_name),
+                written_at: std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .map_or(0, |d| d.as_secs()),
             }),
         };
         let sidecar = save_model(&models, &self.net.valid(), &info)?;

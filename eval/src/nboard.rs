@@ -1,0 +1,140 @@
+//! Any agent as an NBoard engine (protocol version 2, as NBoard and Edax speak it): the GUI sends the game with
+//! `set game`, moves with `move`, and asks for a move with `go`. Every line is untrusted: one that does not parse
+//! is answered by a `status` line naming the problem, and the session goes on.
+
+use othello_core::ggf::parse_ggf;
+use othello_core::{Game, Move, Rules};
+
+use crate::agent::Agent;
+use crate::engine::parse_move;
+use crate::serve::LineSession;
+
+/// One engine session: the agent and the game the GUI has set up.
+pub struct NboardSession<A> {
+    agent: A,
+    game: Game,
+    pub finished: bool,
+}
+
+fn move_text(mv: Move) -> String {
+    match mv {
+        Move::Play(sq) => sq.to_string().to_ascii_uppercase(),
+        Move::Pass => "PA".into(),
+    }
+}
+
+impl<A: Agent> NboardSession<A> {
+    pub fn new(agent: A) -> NboardSession<A> {
+        NboardSession { agent, game: Game::new(Rules::othello()), finished: false }
+    }
+
+    pub fn game(&self) -> &Game {
+        &self.game
+    }
+
+    /// The replies to one line from the GUI (none for most commands).
+    pub fn handle(&mut self, line: &str) -> Vec<String> {
+        let line = line.trim();
+        let (command, rest) = line.split_once(char::is_whitespace).unwrap_or((line, ""));
+        let rest = rest.trim();
+        let problem = |message: String| vec![format!("status error: {message}")];
+        match command {
+            "nboard" => vec![format!("set myname {}", self.agent.name())],
+            "set" => {
+                let (key, value) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
+                match key {
+                    "game" => match parse_ggf(value).into_iter().next() {
+                        Some(Ok(record)) => match record.replay() {
+                            Ok(game) => {
+                                self.game = game;
+                                vec![]
+                            }
+                            Err(e) => problem(format!("set game: {e}")),
+                        },
+                        Some(Err(e)) => problem(format!("set game: {e}")),
+                        None => problem("set game: no game record".into()),
+                    },
+                    // Depth and contempt do not change how these agents play.
+                    "depth" | "contempt" => match value.trim().parse::<i64>() {
+                        Ok(_) => vec![],
+                        Err(_) => problem(format!("set {key}: '{value}' is not a number")),
+                    },
+                    _ => vec![],
+                }
+            }
+            "move" => {
+                let word = rest.split('/').next().unwrap_or("");
+                match parse_move(word) {
+                    Some(mv) => match self.game.push(mv) {
+                        Ok(()) => vec![],
+                        Err(e) => problem(format!("move {word}: {e}")),
+                    },
+                    None => problem(format!("move: '{word}' is not a move")),
+                }
+            }
+            "go" | "hint" => {
+                if self.game.is_over() {
+                    return problem("the game is over".into());
+                }
+                match self.agent.select_move(&self.game) {
+                    Ok(mv) if command == "go" => vec![format!("=== {}", move_text(mv))],
+                    Ok(mv) => vec![format!("search {} 0.00 0 0", move_text(mv)), "status".into()],
+                    Err(e) => problem(e.to_string()),
+                }
+            }
+            "ping" => vec![format!("pong {rest}")],
+            "learn" => vec!["learned".into()],
+            "quit" => {
+                self.finished = true;
+                vec![]
+            }
+            // The protocol has engines ignore what they do not know.
+            _ => vec![],
+        }
+    }
+}
+
+impl<A: Agent> LineSession for NboardSession<A> {
+    fn replies(&mut self, line: &str) -> String {
+        self.handle(line).into_iter().map(|reply| reply + "\n").collect()
+    }
+    fn finished(&self) -> bool {
+        self.finished
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::GreedyAgent;
+
+    #[test]
+    fn a_session_follows_the_gui_and_answers_go_with_a_legal_move() {
+        let mut s = NboardSession::new(GreedyAgent::new(1));
+        assert_eq!(s.handle("nboard 2"), ["set myname greedy"]);
+        assert!(s.handle("set depth 12").is_empty());
+        let record = "(;GM[Othello]PC[NBoard]PB[a]PW[b]RE[?]TI[5:00]TY[8]\
+                      BO[8 ---------------------------O*------*O--------------------------- *]B[F5]W[F6];)";
+        assert!(s.handle(&format!("set game {record}")).is_empty());
+        assert_eq!(s.game().moves().len(), 2);
+        assert!(s.handle("move E6/1.00/0.5").is_empty());
+        let reply = s.handle("go");
+        let mv = parse_move(reply[0].strip_prefix("=== ").unwrap()).unwrap();
+        assert!(s.game().clone().push(mv).is_ok(), "{reply:?}");
+        assert_eq!(s.game().moves().len(), 3, "go does not play the move");
+        assert_eq!(s.handle("ping 7"), ["pong 7"]);
+        assert_eq!(s.handle("learn"), ["learned"]);
+        assert!(s.handle("hint 1")[0].starts_with("search "));
+    }
+
+    #[test]
+    fn bad_lines_get_a_status_and_leave_the_game_alone() {
+        let mut s = NboardSession::new(GreedyAgent::new(1));
+        for line in ["move Z9", "move A1", "set game (;GM[Othello]BO[8 ***];)", "set game", "set depth x"] {
+            let reply = s.handle(line);
+            assert!(reply.len() == 1 && reply[0].starts_with("status error"), "{line}: {reply:?}");
+            assert!(s.game().moves().is_empty(), "{line}");
+        }
+        assert!(s.handle("frobnicate 3").is_empty());
+    }
+}

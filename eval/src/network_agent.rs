@@ -1,0 +1,284 @@
+//! Trained networks as players: the raw policy (`policy:model=M`) and the network with MCTS
+//! (`net:model=M,sims=N[,gumbel]`), as self-play searches but without root noise, reusing the tree between moves.
+
+use std::path::{Path, PathBuf};
+
+use othello_core::{Game, Move, Position, Rules, Status, Symmetry};
+use othello_net::{load_model, newest_model, DeviceChoice};
+use othello_run::RunDir;
+use othello_selfplay::mcts::{MctsConfig, Tree};
+use othello_selfplay::net_evaluator::NetworkEvaluator;
+use rand::{Rng, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+
+use crate::agent::{Agent, AgentError};
+
+/// The checkpoint a `model=` names: a checkpoint (its `.json` sidecar or `.bpk` weights), a run directory or a
+/// models directory (their newest checkpoint).
+pub fn resolve_model(model: &str) -> Result<PathBuf, String> {
+    let path = Path::new(model);
+    if path.is_dir() {
+        let models = if newest_model(path).is_some() { path.to_path_buf() } else { RunDir::new(path).models() };
+        return newest_model(&models).ok_or_else(|| format!("no checkpoint in {}", models.display()));
+    }
+    let sidecar = path.with_extension("json");
+    if sidecar.is_file() {
+        return Ok(sidecar);
+    }
+    Err(format!("{model}: neither a checkpoint (model-*.json with its .bpk) nor a run directory"))
+}
+
+/// The network's evaluator for a spec's `model=` on `device`, each position seen as it is (no symmetry), so that
+/// a player's moves are a function of the position.
+fn evaluator(model: &str, device: DeviceChoice, agent: &str) -> Result<NetworkEvaluator, AgentError> {
+    let fail = |message: String| AgentError::Failed { agent: agent.to_string(), message };
+    let path = resolve_model(model).map_err(fail)?;
+    let device = device.device().map_err(|e| fail(e.to_string()))?;
+    let (net, _) = load_model(&path, None, &device).map_err(|e| fail(e.to_string()))?;
+    let mut evaluator = NetworkEvaluator::new(net, device, 0);
+    evaluator.random_symmetry = false;
+    Ok(evaluator)
+}
+
+/// The network's raw policy: the most likely legal move, or one sampled from policy^(1/temperature).
+pub struct PolicyAgent {
+    name: String,
+    evaluator: NetworkEvaluator,
+    temperature: f32,
+    rng: Pcg64Mcg,
+}
+
+impl PolicyAgent {
+    pub fn new(
+        name: String,
+        model: &str,
+        temperature: f32,
+        device: DeviceChoice,
+        seed: u64,
+    ) -> Result<Self, AgentError> {
+        let evaluator = evaluator(model, device, &name)?;
+        Ok(PolicyAgent { name, evaluator, temperature, rng: Pcg64Mcg::seed_from_u64(seed) })
+    }
+
+    /// The network's policy over the legal moves of `pos` (summing to 1).
+    pub fn legal_policy(&mut self, rules: &Rules, pos: &Position) -> Vec<(Move, f32)> {
+        let Status::Moves(moves) = rules.status(pos) else { return vec![] };
+        let evals = self.evaluator.evaluate_with(rules, std::slice::from_ref(pos), &[Symmetry::IDENTITY]);
+        let policy = evals.first().map_or([1.0; othello_core::POLICY_SIZE], |e| e.policy);
+        let weights: Vec<(Move, f32)> = moves.map(|sq| (Move::Play(sq), policy[sq.index()].max(0.0))).collect();
+        let total: f32 = weights.iter().map(|w| w.1).sum();
+        let n = weights.len() as f32;
+        weights.into_iter().map(|(m, w)| (m, if total > 0.0 { w / total } else { 1.0 / n })).collect()
+    }
+}
+
+impl Agent for PolicyAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
+        if let Some(pass) = crate::agent::forced_move(game)? {
+            return Ok(pass);
+        }
+        let policy = self.legal_policy(&game.rules, game.position());
+        if self.temperature <= 1e-3 {
+            // Ties (rare in floats) go to the lower square: deterministic.
+            let best = policy.iter().fold(None::<(Move, f32)>, |b, &(m, p)| match b {
+                Some((_, bp)) if bp >= p => b,
+                _ => Some((m, p)),
+            });
+            return best.map(|b| b.0).ok_or(AgentError::GameOver);
+        }
+        let weights: Vec<f64> = policy.iter().map(|&(_, p)| (p as f64).powf(1.0 / self.temperature as f64)).collect();
+        let total: f64 = weights.iter().sum();
+        let mut x = self.rng.random::<f64>() * total;
+        for ((m, _), w) in policy.iter().zip(&weights) {
+            if x < *w {
+                return Ok(*m);
+            }
+            x -= w;
+        }
+        policy.last().map(|p| p.0).ok_or(AgentError::GameOver)
+    }
+}
+
+/// Leaves evaluated per network call: enough to batch, few enough that virtual losses barely bend the search.
+pub const SEARCH_BATCH: usize = 8;
+
+/// The network with MCTS: PUCT (or Gumbel AlphaZero's root with `gumbel`), no root noise, and the subtree of the
+/// moves played kept for the next search, which then tops the root up to `sims` visits.
+pub struct NetworkMctsAgent {
+    name: String,
+    evaluator: NetworkEvaluator,
+    simulations: u32,
+    /// Gumbel root with this many considered moves, or PUCT.
+    gumbel: Option<usize>,
+    seed: u64,
+    /// The tree of the last search and the game's moves when it was made.
+    tree: Option<(Tree, Vec<Move>)>,
+}
+
+impl NetworkMctsAgent {
+    pub fn new(
+        name: String,
+        model: &str,
+        simulations: u32,
+        gumbel: Option<usize>,
+        device: DeviceChoice,
+        seed: u64,
+    ) -> Result<Self, AgentError> {
+        let evaluator = evaluator(model, device, &name)?;
+        Ok(NetworkMctsAgent { name, evaluator, simulations, gumbel, seed, tree: None })
+    }
+
+    /// The last search's tree moved on to the game's position, or a fresh one.
+    fn tree_for(&mut self, game: &Game) -> Tree {
+        let fresh = || {
+            let config = MctsConfig { root_noise: false, ..MctsConfig::default() };
+            let rng = Pcg64Mcg::seed_from_u64(self.seed ^ game.moves().len() as u64);
+            Tree::new(game.rules, *game.position(), config, rng)
+        };
+        match self.tree.take() {
+            Some((mut tree, seen)) if game.moves().starts_with(&seen) => {
+                for &mv in &game.moves()[seen.len()..] {
+                    tree.advance(mv);
+                }
+                if tree.position() == game.position() {
+                    tree
+                } else {
+                    fresh()
+                }
+            }
+            _ => fresh(),
+        }
+    }
+}
+
+impl Agent for NetworkMctsAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
+        if let Some(pass) = crate::agent::forced_move(game)? {
+            return Ok(pass);
+        }
+        let mut tree = self.tree_for(game);
+        let chosen = match self.gumbel {
+            Some(considered) => tree.gumbel_search(&mut self.evaluator, self.simulations, SEARCH_BATCH, considered),
+            None => {
+                let more = self.simulations.saturating_sub(tree.root_visits()).max(1);
+                tree.search(&mut self.evaluator, more, SEARCH_BATCH);
+                tree.choose_move(0.0)
+            }
+        };
+        let mv = chosen.ok_or_else(|| AgentError::Failed {
+            agent: self.name.clone(),
+            message: "the search found no move".into(),
+        })?;
+        self.tree = Some((tree, game.moves().to_vec()));
+        Ok(mv)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agent::agent_from_spec;
+    use crate::RandomAgent;
+    use othello_net::{predict, save_model, ModelInfo, NetConfig};
+    use rand::Rng;
+
+    /// A run directory holding one checkpoint of a tiny seeded network.
+    fn tiny_run(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("oz-netagent-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let device = DeviceChoice::Flex.device().unwrap();
+        let config = NetConfig::new(1, 8);
+        let net = config.init_seeded(&device, 7);
+        let info = ModelInfo { architecture: config, step: 3, samples: 0, training: None };
+        save_model(&RunDir::new(&dir).models(), &net, &info).unwrap();
+        dir
+    }
+
+    fn random_games(rules: Rules, games: u64) -> Vec<Game> {
+        let mut out = vec![];
+        for seed in 0..games {
+            let mut game = Game::new(rules);
+            let mut agent = RandomAgent::new(seed);
+            while !game.is_over() {
+                out.push(game.clone());
+                game.push(agent.select_move(&game).unwrap()).unwrap();
+            }
+        }
+        out
+    }
+
+    /// `policy:` plays the legal move with the highest network output, computed here straight from `predict`.
+    #[test]
+    fn the_policy_agent_plays_the_networks_favourite_legal_move() {
+        let run = tiny_run("policy");
+        let model = resolve_model(run.to_str().unwrap()).unwrap();
+        let device = DeviceChoice::Flex.device().unwrap();
+        let (net, _) = load_model(&model, None, &device).unwrap();
+        let mut agent = agent_from_spec(&format!("policy:model={}", run.display()), 1).unwrap();
+        let mut checked = 0;
+        for game in random_games(Rules::othello(), 3) {
+            let Status::Moves(moves) = game.status() else { continue };
+            let p = predict(&net, &device, &game.rules, &[*game.position()], &[Symmetry::IDENTITY]);
+            let best = moves.max_by(|a, b| p[0].policy[a.index()].total_cmp(&p[0].policy[b.index()])).unwrap();
+            assert_eq!(agent.select_move(&game).unwrap(), Move::Play(best));
+            checked += 1;
+        }
+        assert!(checked > 100);
+        // Sampled at a temperature: legal, and reproducible from the seed.
+        let spec = format!("policy:model={},temperature=1", model.display());
+        let game = Game::new(Rules::othello());
+        let picks = |seed| {
+            let mut a = agent_from_spec(&spec, seed).unwrap();
+            (0..20).map(|_| a.select_move(&game).unwrap()).collect::<Vec<_>>()
+        };
+        assert_eq!(picks(4), picks(4));
+        assert!(picks(4).iter().all(|m| game.clone().push(*m).is_ok()));
+        let _ = std::fs::remove_dir_all(&run);
+    }
+
+    /// `net:` plays whole legal games, the same ones from the same seed, and keeps its tree between moves.
+    #[test]
+    fn the_search_agent_plays_reproducibly_and_reuses_its_tree() {
+        let run = tiny_run("mcts");
+        let rules = Rules::othello().with_size(6).unwrap();
+        for spec in
+            [format!("net:model={},sims=24", run.display()), format!("net:model={},sims=24,gumbel=4", run.display())]
+        {
+            let play = |seed: u64| {
+                let mut net = agent_from_spec(&spec, seed).unwrap();
+                let mut random = RandomAgent::new(seed);
+                let mut game = Game::new(rules);
+                while !game.is_over() {
+                    let mv = if game.position().side == othello_core::Color::Black {
+                        net.select_move(&game)
+                    } else {
+                        random.select_move(&game)
+                    };
+                    game.push(mv.unwrap()).unwrap();
+                }
+                game.moves().to_vec()
+            };
+            assert_eq!(play(5), play(5), "{spec}");
+        }
+        let mut agent =
+            NetworkMctsAgent::new("net".into(), run.to_str().unwrap(), 40, None, DeviceChoice::Flex, 1).unwrap();
+        let mut game = Game::new(rules);
+        let mine = agent.select_move(&game).unwrap();
+        game.push(mine).unwrap();
+        let mut rng = Pcg64Mcg::seed_from_u64(2);
+        let Status::Moves(replies) = game.status() else { panic!("a reply") };
+        game.push(Move::Play(replies.nth(rng.random_range(0..replies.count())).unwrap())).unwrap();
+        let reused = agent.tree_for(&game);
+        assert_eq!(reused.position(), game.position());
+        assert!(reused.root_visits() > 0, "the reply's subtree is kept");
+        let _ = std::fs::remove_dir_all(&run);
+    }
+}

@@ -1,0 +1,190 @@
+//! The ratings picture (`ratings.svg`): the checkpoints of training runs, Elo with its 95% interval against the
+//! training step and against wall time, one colour per run, and the fixed players as horizontal lines.
+
+use std::path::Path;
+
+use othello_net::read_info;
+use plotters::prelude::*;
+
+use crate::agent::spec_parameter;
+use crate::network_agent::resolve_model;
+use crate::ratings::Ratings;
+
+/// One rated checkpoint.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckpointElo {
+    pub step: u64,
+    /// Hours since the run started, when known.
+    pub hours: Option<f64>,
+    pub elo: f64,
+    pub interval95: f64,
+}
+
+/// A run's checkpoints (played with one spec), oldest first.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunCurve {
+    pub label: String,
+    pub points: Vec<CheckpointElo>,
+}
+
+/// The rated players split into checkpoints of training runs (players whose `model=` is a checkpoint with
+/// training information), one curve per run and spec, and the fixed players (name, Elo).
+pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
+    let mut curves: Vec<RunCurve> = Vec::new();
+    let mut fixed = Vec::new();
+    for r in &fit.ratings {
+        let checkpoint = spec_parameter(&r.player, "model").and_then(|model| {
+            let path = resolve_model(&model).ok()?;
+            let info = read_info(&path).ok()?;
+            let training = info.training?;
+            // RUN/models/model-*.json: the run is two levels up.
+            let run = path.parent()?.parent()?.to_path_buf();
+            Some((run, info.step, training.written_at, model))
+        });
+        let Some((run, step, written_at, model)) = checkpoint else {
+            fixed.push((r.player.clone(), r.elo));
+            continue;
+        };
+        let label = r.player.replace(&model, &run.display().to_string());
+        let started = run_started(&run);
+        let hours = (written_at > 0 && started > 0).then(|| written_at.saturating_sub(started) as f64 / 3600.0);
+        let point = CheckpointElo { step, hours, elo: r.elo, interval95: r.interval95() };
+        match curves.iter_mut().find(|c| c.label == label) {
+            Some(curve) => curve.points.push(point),
+            None => curves.push(RunCurve { label, points: vec![point] }),
+        }
+    }
+    for curve in &mut curves {
+        curve.points.sort_by_key(|p| p.step);
+    }
+    (curves, fixed)
+}
+
+/// When a run started, in Unix seconds: its config file's modification time (written when the run began), or 0.
+fn run_started(run: &Path) -> u64 {
+    std::fs::metadata(othello_run::RunDir::new(run).config())
+        .and_then(|m| m.modified())
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map_or(0, |d| d.as_secs())
+}
+
+const COLOURS: [RGBColor; 6] = [
+    RGBColor(31, 119, 180),
+    RGBColor(214, 39, 40),
+    RGBColor(44, 160, 44),
+    RGBColor(148, 103, 189),
+    RGBColor(255, 127, 14),
+    RGBColor(23, 190, 207),
+];
+
+/// Draws `runs` against the step (left) and wall time (right, where known), with `fixed` players (name, Elo) as
+/// grey lines; written atomically to `svg`.
+pub fn plot_ratings(runs: &[RunCurve], fixed: &[(String, f64)], svg: &Path) -> Result<(), String> {
+    let err = |e: &dyn std::fmt::Display| e.to_string();
+    let all = runs.iter().flat_map(|r| r.points.iter());
+    let lows = all.clone().map(|p| p.elo - p.interval95).chain(fixed.iter().map(|f| f.1));
+    let highs = all.clone().map(|p| p.elo + p.interval95).chain(fixed.iter().map(|f| f.1));
+    let lo = lows.fold(f64::INFINITY, f64::min);
+    let hi = highs.fold(f64::NEG_INFINITY, f64::max);
+    if !lo.is_finite() || !hi.is_finite() {
+        return Err("nothing to draw".into());
+    }
+    let pad = ((hi - lo) * 0.08).max(20.0);
+    let max_step = all.clone().map(|p| p.step).max().unwrap_or(1).max(1) as f64;
+    let max_hours = all.filter_map(|p| p.hours).fold(0.0f64, f64::max);
+    let mut text = String::new();
+    {
+        let root = SVGBackend::with_string(&mut text, (1200, 560)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| err(&e))?;
+        let panels = root.split_evenly((1, 2));
+        for (panel, area) in panels.iter().enumerate() {
+            let by_time = panel == 1;
+            let (x_max, x_desc) = if by_time { (max_hours.max(1e-3), "hours") } else { (max_step, "training step") };
+            let mut chart = ChartBuilder::on(area)
+                .caption(
+                    if by_time { "Elo against wall time" } else { "Elo against training step" },
+                    ("sans-serif", 20),
+                )
+                .margin(12)
+                .x_label_area_size(35)
+                .y_label_area_size(55)
+                .build_cartesian_2d(0.0..x_max * 1.02, (lo - pad)..(hi + pad))
+                .map_err(|e| err(&e))?;
+            chart.configure_mesh().x_desc(x_desc).y_desc("Elo").draw().map_err(|e| err(&e))?;
+            for (name, elo) in fixed {
+                let grey = RGBColor(150, 150, 150);
+                chart
+                    .draw_series(LineSeries::new([(0.0, *elo), (x_max * 1.02, *elo)], grey.stroke_width(1)))
+                    .map_err(|e| err(&e))?;
+                chart
+                    .draw_series([Text::new(
+                        name.clone(),
+                        (x_max * 0.01, *elo + pad * 0.1),
+                        ("sans-serif", 12).into_font().color(&grey),
+                    )])
+                    .map_err(|e| err(&e))?;
+            }
+            for (run, colour) in runs.iter().zip(COLOURS.iter().cycle()) {
+                let points: Vec<(f64, &CheckpointElo)> = run
+                    .points
+                    .iter()
+                    .filter_map(|p| if by_time { p.hours.map(|h| (h, p)) } else { Some((p.step as f64, p)) })
+                    .collect();
+                let colour = *colour;
+                chart
+                    .draw_series(LineSeries::new(points.iter().map(|(x, p)| (*x, p.elo)), colour.stroke_width(2)))
+                    .map_err(|e| err(&e))?
+                    .label(run.label.clone())
+                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+                chart
+                    .draw_series(points.iter().map(|(x, p)| {
+                        ErrorBar::new_vertical(
+                            *x,
+                            p.elo - p.interval95,
+                            p.elo,
+                            p.elo + p.interval95,
+                            colour.filled(),
+                            6,
+                        )
+                    }))
+                    .map_err(|e| err(&e))?;
+            }
+            if !runs.is_empty() {
+                chart
+                    .configure_series_labels()
+                    .position(SeriesLabelPosition::LowerRight)
+                    .background_style(WHITE.mix(0.8))
+                    .border_style(BLACK)
+                    .draw()
+                    .map_err(|e| err(&e))?;
+            }
+        }
+        root.present().map_err(|e| err(&e))?;
+    }
+    othello_run::write_atomic(svg, text.as_bytes()).map_err(|e| format!("writing {}: {e}", svg.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_picture_holds_every_run_and_fixed_player() {
+        let dir = std::env::temp_dir().join(format!("oz-ratings-plot-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let svg = dir.join("ratings.svg");
+        let point = |step, elo| CheckpointElo { step, hours: Some(step as f64 / 1000.0), elo, interval95: 40.0 };
+        let runs = [
+            RunCurve { label: "run-a".into(), points: vec![point(100, 50.0), point(200, 180.0)] },
+            RunCurve { label: "run-b".into(), points: vec![point(100, 20.0)] },
+        ];
+        plot_ratings(&runs, &[("random".into(), 0.0), ("positional:depth=2".into(), 400.0)], &svg).unwrap();
+        let text = std::fs::read_to_string(&svg).unwrap();
+        for label in ["run-a", "run-b", "random", "positional:depth=2", "training step", "hours"] {
+            assert!(text.contains(label), "{label} missing");
+        }
+        assert!(plot_ratings(&[], &[], &svg).is_err(), "nothing to draw");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

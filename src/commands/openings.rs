@@ -1,0 +1,59 @@
+//! `openings`: makes a balanced openings file (every distinct position a few plies in whose value is near even).
+
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_core::Rules;
+use othello_eval::openings::{balanced, searchable, to_text, Valuation};
+use othello_run::atomic::write_atomic;
+
+/// How `openings` finds and values its positions.
+pub struct OpeningsOptions<'a> {
+    pub rules: Rules,
+    pub plies: u32,
+    pub max_value: f64,
+    pub depth: u32,
+    pub seconds: f64,
+    pub sample: Option<usize>,
+    pub out: &'a Path,
+}
+
+pub fn run(o: OpeningsOptions) -> Result<()> {
+    let OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out } = o;
+    let valuation =
+        if searchable(&rules) { Valuation::Search(depth) } else { Valuation::Exact(Duration::from_secs_f64(seconds)) };
+    let bar = ProgressBar::new(0).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} positions valued  {per_sec}  ETA {eta}")
+            .expect("a valid template"),
+    );
+    let (started, mut last_line) = (std::time::Instant::now(), std::time::Instant::now());
+    let found = balanced(&rules, plies, max_value, valuation, sample, |done, total| {
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        // Without a terminal, a plain line every 30 s.
+        if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
+            let rate = done as f64 / started.elapsed().as_secs_f64();
+            eprintln!("{done}/{total} positions valued, {rate:.1}/s, ETA {:.0} s", (total - done) as f64 / rate);
+            last_line = std::time::Instant::now();
+        }
+    });
+    bar.finish_and_clear();
+    let sampled = sample.map_or(String::new(), |n| format!(" --sample {n}"));
+    let how = match valuation {
+        Valuation::Search(d) => format!(
+            "othello-zero openings --rules {rules} --plies {plies} --max-value {max_value}{sampled} --depth {d} \
+             (the pattern engine's value)"
+        ),
+        Valuation::Exact(_) => format!(
+            "othello-zero openings --rules {rules} --plies {plies} --max-value {max_value}{sampled} --seconds {seconds} \
+             (exact values)"
+        ),
+    };
+    anyhow::ensure!(!found.is_empty(), "no position within {max_value} discs of even");
+    write_atomic(out, to_text(&rules, &found, &how).as_bytes())
+        .with_context(|| format!("writing {}", out.display()))?;
+    eprintln!("{} openings written to {}", found.len(), out.display());
+    Ok(())
+}

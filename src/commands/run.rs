@@ -1,0 +1,242 @@
+//! `othello-zero run`: the main job. Self-play, the trainer and the evaluation stage as three processes of this
+//! binary sharing the run directory, exactly as they would run on separate machines: they talk only through RUN
+//! (shards, checkpoints, evaluation games). This command starts them, shows one status view (a dashboard line on a
+//! terminal, a plain line every 30 s otherwise), stops them when the trainer is done or the time is up, rates the
+//! last checkpoint and prints the ratings. Each child's output goes to RUN/logs/{selfplay,train,eval}.log; a rerun
+//! resumes every stage.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_net::{newest_model, read_info};
+use othello_run::RunDir;
+
+use crate::run_config::RunConfig;
+
+/// Set in the stages' environment: they exit when the `run` that started them is gone.
+const STAGE_OF_RUN: &str = "OTHELLO_ZERO_STAGE_OF_RUN";
+
+/// In a stage started by `run`: a thread that ends the process once its parent is gone (a `kill -9` of `run`
+/// reparents the children), so that a rerun never finds a second trainer still writing to the run.
+pub fn exit_with_parent() {
+    #[cfg(unix)]
+    if std::env::var_os(STAGE_OF_RUN).is_some() {
+        let parent = std::os::unix::process::parent_id();
+        std::thread::spawn(move || loop {
+            std::thread::sleep(Duration::from_millis(500));
+            if std::os::unix::process::parent_id() != parent {
+                eprintln!("the run that started this stage is gone: stopping");
+                std::process::exit(1);
+            }
+        });
+    }
+}
+
+/// Between two plain status lines when the output is not a terminal.
+const PLAIN_EVERY: Duration = Duration::from_secs(30);
+
+/// What `run` was asked for.
+pub struct RunOptions<'a> {
+    pub run: &'a RunDir,
+    pub config: Option<&'a Path>,
+    /// Stop at this trainer step (default: the config's `max_steps`; 0 there means no limit).
+    pub steps: Option<u64>,
+    /// Stop after this many minutes (default: the config's `minutes`; 0 means no limit).
+    pub minutes: Option<f64>,
+    /// Cores to use in all (default: this machine's).
+    pub threads: usize,
+}
+
+/// The children, killed when dropped (an error or Ctrl-C in this process leaves no stage running).
+struct Stages(Vec<(&'static str, Child)>);
+
+impl Drop for Stages {
+    fn drop(&mut self) {
+        for (_, child) in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+pub fn run(o: RunOptions) -> Result<()> {
+    let run = o.run;
+    // Fix the run's config first, so every child reads the same file.
+    let config = RunConfig::for_run(run, o.config)?;
+    let logs = run.logs();
+    std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
+    let exe = std::env::current_exe().context("finding this executable")?;
+    let spawn = |args: &[&str], rayon_threads: usize, stage: &str| -> Result<Child> {
+        let path = run.stage_log(stage);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        Command::new(&exe)
+            .args(args)
+            .env("RAYON_NUM_THREADS", rayon_threads.to_string())
+            .env(STAGE_OF_RUN, "1")
+            .stdout(file.try_clone()?)
+            .stderr(file)
+            .stdin(Stdio::null())
+            .spawn()
+            .with_context(|| format!("starting {}", args[0]))
+    };
+    let run_arg = run.root().to_str().context("the run directory's name is not UTF-8")?;
+    let eval_threads = config.eval.threads.max(1);
+    let selfplay_threads = o.threads.saturating_sub(eval_threads).max(1);
+    let steps = o.steps.unwrap_or(config.train.max_steps);
+    let minutes = o.minutes.unwrap_or(config.minutes);
+    let (selfplay_arg, eval_arg) = (selfplay_threads.to_string(), eval_threads.to_string());
+    let mut train_args = vec!["train", "--run", run_arg];
+    let steps_arg = steps.to_string();
+    if steps > 0 {
+        train_args.extend(["--steps", &steps_arg]);
+    }
+    let mut stages = Stages(vec![]);
+    let selfplay = ["selfplay", "--run", run_arg, "--games", "1000000000", "--threads", &selfplay_arg];
+    stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay")?));
+    stages.0.push(("the trainer", spawn(&train_args, 1, "train")?));
+    stages
+        .0
+        .push(("evaluation", spawn(&["evaluate", "--run", run_arg, "--watch", "--threads", &eval_arg], 1, "eval")?));
+    eprintln!(
+        "run {}: self-play on {selfplay_threads} threads, the trainer, evaluation on {eval_threads}; {}; logs in {}",
+        run.root().display(),
+        match (steps, minutes) {
+            (0, m) if m <= 0.0 => "until stopped".to_string(),
+            (0, m) => format!("for {m} minutes"),
+            (s, m) if m <= 0.0 => format!("until step {s}"),
+            (s, m) => format!("until step {s} or {m} minutes"),
+        },
+        logs.display()
+    );
+
+    let bar =
+        ProgressBar::new_spinner().with_style(ProgressStyle::with_template("{spinner} {msg}").expect("a template"));
+    let started = Instant::now();
+    let mut last_plain = Instant::now();
+    let mut first_positions: Option<(u64, Instant)> = None;
+    let outcome = loop {
+        std::thread::sleep(Duration::from_secs(2));
+        let mut failed = None;
+        for (i, (name, child)) in stages.0.iter_mut().enumerate() {
+            if let Some(status) = child.try_wait()? {
+                // The trainer finishing its steps is the normal end; anything else stopping is a failure.
+                failed =
+                    Some(if i == 1 && status.success() { Ok(()) } else { Err(format!("{name} stopped: {status}")) });
+            }
+        }
+        if let Some(result) = failed {
+            break result;
+        }
+        let status = Status::read(run);
+        let (positions, at) = *first_positions.get_or_insert((status.positions, Instant::now()));
+        let rate = (status.positions - positions.min(status.positions)) as f64 / at.elapsed().as_secs_f64().max(1.0);
+        let elapsed = started.elapsed().as_secs_f64() / 60.0;
+        let left =
+            if minutes > 0.0 { format!("  {:.1} of {minutes} min", elapsed) } else { format!("  {elapsed:.1} min") };
+        let line = format!("{}  {rate:.0} positions/s{left}", status.line());
+        if bar.is_hidden() {
+            if last_plain.elapsed() >= PLAIN_EVERY {
+                eprintln!("{line}");
+                last_plain = Instant::now();
+            }
+        } else {
+            bar.set_message(line);
+            bar.tick();
+        }
+        if minutes > 0.0 && elapsed >= minutes {
+            break Ok(());
+        }
+    };
+    bar.finish_and_clear();
+    // Stop self-play and the trainer (a kill loses at most the steps since the last checkpoint, which a rerun
+    // redoes), then the evaluation of older checkpoints, and rate the newest here.
+    drop(stages);
+    if let Err(why) = outcome {
+        bail!(
+            "{why}; see the logs in {} ({}, {}, {})",
+            logs.display(),
+            run.stage_log("selfplay").display(),
+            run.stage_log("train").display(),
+            run.stage_log("eval").display()
+        );
+    }
+    eprintln!("stopped after {:.1} min; rating the newest checkpoint", started.elapsed().as_secs_f64() / 60.0);
+    if newest_model(&run.models()).is_none() {
+        eprintln!("no checkpoint yet: nothing to rate (run again to continue)");
+        return Ok(());
+    }
+    let status = std::process::Command::new(&exe)
+        .args(["evaluate", "--run", run_arg, "--threads", &o.threads.to_string()])
+        .status()
+        .context("starting the final evaluation")?;
+    if !status.success() {
+        bail!("the final evaluation failed: {status}");
+    }
+    eprintln!(
+        "models in {}, evaluation games and ratings.svg in {}, logs in {} (tensorboard --logdir {})",
+        run.models().display(),
+        run.eval().display(),
+        logs.display(),
+        logs.display()
+    );
+    Ok(())
+}
+
+/// What the status view shows, read from the run directory.
+#[derive(Default)]
+struct Status {
+    step: u64,
+    positions: u64,
+    policy_loss: f32,
+    value_loss: f32,
+    /// The newest rated checkpoint: its step, Elo and 95% interval.
+    elo: Option<(u64, f64, f64)>,
+}
+
+impl Status {
+    fn read(run: &RunDir) -> Status {
+        let mut status = Status::default();
+        if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
+            status.step = info.step;
+            if let Some(t) = info.training {
+                status.positions = t.positions_seen;
+                let loss = |k: &str| t.losses.get(k).copied().unwrap_or(f32::NAN);
+                (status.policy_loss, status.value_loss) = (loss("policy_loss"), loss("value_loss"));
+            }
+        }
+        status.elo = newest_rated(&othello_eval::arena::ArenaDir::new(run.eval()).ratings_json());
+        status
+    }
+
+    fn line(&self) -> String {
+        let elo = self.elo.map_or("Elo: not rated yet".to_string(), |(step, elo, ci)| {
+            format!("Elo {elo:+.0} +- {ci:.0} (step {step})")
+        });
+        format!(
+            "step {}  positions {}  policy loss {:.3}  value loss {:.3}  {elo}",
+            self.step, self.positions, self.policy_loss, self.value_loss
+        )
+    }
+}
+
+/// The newest checkpoint in a `ratings.json`: its step, Elo and 95% interval.
+fn newest_rated(path: &Path) -> Option<(u64, f64, f64)> {
+    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
+    json["ratings"]
+        .as_array()?
+        .iter()
+        .filter_map(|r| {
+            let spec = r["player"].as_str()?;
+            let model = othello_eval::agent::spec_parameter(spec, "model")?;
+            let step = read_info(Path::new(&model)).ok()?.step;
+            Some((step, r["elo"].as_f64()?, r["interval95"].as_f64()?))
+        })
+        .max_by_key(|r| r.0)
+}
