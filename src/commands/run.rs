@@ -120,7 +120,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         ProgressBar::new_spinner().with_style(ProgressStyle::with_template("{spinner} {msg}").expect("a template"));
     let started = Instant::now();
     let mut last_plain = Instant::now();
-    let mut first_positions: Option<(u64, Instant)> = None;
+    let mut first_games: Option<(u64, Instant)> = None;
     let outcome = loop {
         std::thread::sleep(Duration::from_secs(2));
         let mut failed = None;
@@ -134,13 +134,13 @@ pub fn run(o: RunOptions) -> Result<()> {
         if let Some(result) = failed {
             break result;
         }
-        let status = Status::read(run);
-        let (positions, at) = *first_positions.get_or_insert((status.positions, Instant::now()));
-        let rate = (status.positions - positions.min(status.positions)) as f64 / at.elapsed().as_secs_f64().max(1.0);
+        let status = Status::read(run, config.selfplay.games_per_shard as u64);
+        let (games, at) = *first_games.get_or_insert((status.games, Instant::now()));
+        let rate = (status.games - games.min(status.games)) as f64 / at.elapsed().as_secs_f64().max(1.0);
         let elapsed = started.elapsed().as_secs_f64() / 60.0;
         let left =
             if minutes > 0.0 { format!("  {:.1} of {minutes} min", elapsed) } else { format!("  {elapsed:.1} min") };
-        let line = format!("{}  {rate:.0} positions/s{left}", status.line());
+        let line = format!("{}  {rate:.1} games/s{left}", status.line());
         if bar.is_hidden() {
             if last_plain.elapsed() >= PLAIN_EVERY {
                 eprintln!("{line}");
@@ -192,6 +192,8 @@ pub fn run(o: RunOptions) -> Result<()> {
 /// What the status view shows, read from the run directory.
 #[derive(Default)]
 struct Status {
+    /// Self-play games stored (whole shards).
+    games: u64,
     step: u64,
     positions: u64,
     policy_loss: f32,
@@ -201,8 +203,12 @@ struct Status {
 }
 
 impl Status {
-    fn read(run: &RunDir) -> Status {
+    fn read(run: &RunDir, games_per_shard: u64) -> Status {
         let mut status = Status::default();
+        let shards = std::fs::read_dir(run.replay()).map_or(0, |d| {
+            d.filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".npz")).count()
+        });
+        status.games = shards as u64 * games_per_shard;
         if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
             status.step = info.step;
             if let Some(t) = info.training {
@@ -220,8 +226,8 @@ impl Status {
             format!("Elo {elo:+.0} +- {ci:.0} (step {step})")
         });
         format!(
-            "step {}  positions {}  policy loss {:.3}  value loss {:.3}  {elo}",
-            self.step, self.positions, self.policy_loss, self.value_loss
+            "games {}  step {}  positions {}  policy loss {:.3}  value loss {:.3}  {elo}",
+            self.games, self.step, self.positions, self.policy_loss, self.value_loss
         )
     }
 }

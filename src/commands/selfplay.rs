@@ -51,10 +51,17 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
     };
     let result = std::thread::scope(|s| {
         let handle = s.spawn(|| worker::run(&opts, &progress));
+        let mut last_line = Instant::now();
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(250));
-            bar.set_position(progress.resumed.load(Ordering::Relaxed) + progress.games.load(Ordering::Relaxed));
+            let done = progress.resumed.load(Ordering::Relaxed) + progress.games.load(Ordering::Relaxed);
+            bar.set_position(done);
             bar.set_message(rates());
+            // Without a terminal (a log file, a scheduler), a plain line every 30 s.
+            if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
+                eprintln!("{done}/{games} games  {}", rates());
+                last_line = Instant::now();
+            }
         }
         handle.join().expect("the worker thread does not panic")
     });
