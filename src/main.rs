@@ -200,7 +200,8 @@ enum Command {
         /// The exact solver's time per position (positions it cannot solve in time are left out).
         #[arg(long, default_value_t = 10.0)]
         seconds: f64,
-        /// Value a seeded sample of this many of the distinct positions (default: all).
+        /// Reach this many distinct positions by seeded random games instead of listing every one (for deep
+        /// openings, where the list is too long to value).
         #[arg(long)]
         sample: Option<usize>,
         #[arg(long)]

@@ -1,6 +1,7 @@
 //! Balanced openings: positions a few plies in whose value is near even, so that an arena's pairs start from
-//! varied, fair positions and deterministic players never replay one game. The repository ships a set for 8x8
-//! Othello (`eval/openings/8x8.txt`, made by `othello-zero openings`); other rules fall back to seeded random plies.
+//! varied, fair positions and deterministic players never replay one game. The repository ships a set for 8x8 and
+//! one for 6x6 Othello (`eval/openings/`, each made by the `othello-zero openings` command in its header); other
+//! rules fall back to seeded random plies.
 //!
 //! File format: one opening per line, a transcript (`f5d6c3`) and optionally its value for the side to move in
 //! discs; `#` starts a comment.
@@ -11,7 +12,7 @@ use std::time::Duration;
 use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Game, Move, Objective, Rules, Start, Status, Symmetry};
 use rand::seq::SliceRandom;
-use rand::SeedableRng;
+use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
 
@@ -32,6 +33,7 @@ pub struct Openings {
 }
 
 const SHIPPED_8X8: &str = include_str!("../openings/8x8.txt");
+const SHIPPED_6X6: &str = include_str!("../openings/6x6.txt");
 
 impl Openings {
     /// Reads an openings file: every line's transcript must replay under `rules`.
@@ -53,9 +55,17 @@ impl Openings {
         Ok(Openings { rules, lines })
     }
 
-    /// The shipped balanced set for standard 8x8 Othello.
+    /// The shipped balanced set for standard Othello on 8x8 or 6x6.
     pub fn shipped(rules: &Rules) -> Option<Openings> {
-        (*rules == Rules::othello()).then(|| Openings::parse(SHIPPED_8X8, *rules).ok()).flatten()
+        if *rules != (Rules { size: rules.size, ..Rules::othello() }) {
+            return None;
+        }
+        let text = match rules.size {
+            8 => SHIPPED_8X8,
+            6 => SHIPPED_6X6,
+            _ => return None,
+        };
+        Openings::parse(text, *rules).ok()
     }
 
     /// The opening of pair `pair`: the set in a seeded order, so that `len` pairs use every opening once.
@@ -68,34 +78,19 @@ impl Openings {
     }
 }
 
-/// How [`balanced`] values a position.
-#[derive(Clone, Copy, Debug)]
-pub enum Valuation {
-    /// The pattern engine to this depth (8x8 Othello).
-    Search(u32),
-    /// The exact solver, giving up after this long (the position is then left out).
-    Exact(Duration),
+/// The canonical hash of a position: the least over the board's symmetries.
+fn canonical(rules: &Rules, game: &Game) -> u64 {
+    Symmetry::ALL.iter().map(|s| s.apply_position(game.position(), rules.size).hash()).min().unwrap_or(0)
 }
 
-/// The distinct positions (up to the board's symmetries) `plies` moves from the start of `rules` (a seeded sample
-/// of at most `sample` of them) whose value for the side to move lies within `max_value` discs, as (transcript
-/// moves, value), sorted by transcript. `on_valued` is called with the positions valued so far and the total.
-pub fn balanced(
-    rules: &Rules,
-    plies: u32,
-    max_value: f64,
-    valuation: Valuation,
-    sample: Option<usize>,
-    mut on_valued: impl FnMut(usize, usize),
-) -> Vec<(Vec<Move>, f64)> {
+/// Every distinct position `plies` moves in where the side to move has a move, sorted by transcript.
+fn every_position(rules: &Rules, plies: u32) -> Vec<Game> {
     let mut seen = HashSet::new();
     let mut distinct = Vec::new();
     let mut stack = vec![Game::new(*rules)];
     while let Some(game) = stack.pop() {
         if game.moves().len() == plies as usize {
-            let canonical =
-                Symmetry::ALL.iter().map(|s| s.apply_position(game.position(), rules.size).hash()).min().unwrap_or(0);
-            if seen.insert(canonical) && matches!(game.status(), Status::Moves(_)) {
+            if matches!(game.status(), Status::Moves(_)) && seen.insert(canonical(rules, &game)) {
                 distinct.push(game);
             }
             continue;
@@ -113,11 +108,61 @@ pub fn balanced(
         }
     }
     distinct.sort_by_key(|g| g.transcript());
-    if let Some(n) = sample.filter(|&n| n < distinct.len()) {
-        distinct.shuffle(&mut Pcg64Mcg::seed_from_u64(1));
-        distinct.truncate(n);
-        distinct.sort_by_key(|g| g.transcript());
+    distinct
+}
+
+/// Up to `count` distinct positions `plies` moves in, reached by seeded random games (for depths where listing
+/// every position would take too long), sorted by transcript.
+fn sampled_positions(rules: &Rules, plies: u32, count: usize) -> Vec<Game> {
+    let mut rng = Pcg64Mcg::seed_from_u64(1);
+    let mut seen = HashSet::new();
+    let mut distinct = Vec::new();
+    for _ in 0..count.saturating_mul(20) {
+        if distinct.len() == count {
+            break;
+        }
+        let mut game = Game::new(*rules);
+        while game.moves().len() < plies as usize {
+            let mv = match game.status() {
+                Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).expect("a legal move")),
+                Status::MustPass => Move::Pass,
+                Status::Over => break,
+            };
+            game.push(mv).expect("a legal move");
+        }
+        let complete = game.moves().len() == plies as usize && matches!(game.status(), Status::Moves(_));
+        if complete && seen.insert(canonical(rules, &game)) {
+            distinct.push(game);
+        }
     }
+    distinct.sort_by_key(|g| g.transcript());
+    distinct
+}
+
+/// How [`balanced`] values a position.
+#[derive(Clone, Copy, Debug)]
+pub enum Valuation {
+    /// The pattern engine to this depth (8x8 Othello).
+    Search(u32),
+    /// The exact solver, giving up after this long (the position is then left out).
+    Exact(Duration),
+}
+
+/// The distinct positions (up to the board's symmetries) `plies` moves from the start of `rules` (or `sample` of
+/// them, reached by seeded random games) whose value for the side to move lies within `max_value` discs, as (transcript
+/// moves, value), sorted by transcript. `on_valued` is called with the positions valued so far and the total.
+pub fn balanced(
+    rules: &Rules,
+    plies: u32,
+    max_value: f64,
+    valuation: Valuation,
+    sample: Option<usize>,
+    mut on_valued: impl FnMut(usize, usize),
+) -> Vec<(Vec<Move>, f64)> {
+    let distinct = match sample {
+        Some(n) => sampled_positions(rules, plies, n),
+        None => every_position(rules, plies),
+    };
     let total = distinct.len();
     let depth = match valuation {
         Valuation::Search(depth) => depth,
@@ -199,32 +244,57 @@ mod tests {
         Some(*game.position())
     }
 
-    /// The shipped set replays, holds distinct positions up to symmetry, and its values are near even: re-valued
-    /// here by the search the file names (depth 10), a sample agrees with the file.
+    /// The values written in a shipped file, in order.
+    fn values(text: &str) -> Vec<f64> {
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
+            .collect()
+    }
+
+    /// Distinct up to symmetry.
+    fn assert_distinct(rules: &Rules, set: &Openings) {
+        let mut seen = HashSet::new();
+        for moves in &set.lines {
+            let pos = position_of(rules, moves).unwrap();
+            let canonical = Symmetry::ALL.iter().map(|s| s.apply_position(&pos, rules.size).hash()).min().unwrap();
+            assert!(seen.insert(canonical), "a position twice");
+        }
+    }
+
+    /// The shipped 8x8 set replays, holds distinct positions up to symmetry, and its values are near even:
+    /// re-valued here by the search the file names (depth 10), a sample agrees with the file.
     #[test]
-    fn the_shipped_set_is_distinct_and_balanced() {
+    fn the_shipped_8x8_set_is_distinct_and_balanced() {
         let rules = Rules::othello();
         let set = Openings::shipped(&rules).expect("a shipped set");
         assert!(set.lines.len() >= 200, "{}", set.lines.len());
-        assert!(Openings::shipped(&Rules::othello().with_size(6).unwrap()).is_none());
-        let mut seen = HashSet::new();
-        for moves in &set.lines {
-            let pos = position_of(&rules, moves).unwrap();
-            let canonical = Symmetry::ALL.iter().map(|s| s.apply_position(&pos, 8).hash()).min().unwrap();
-            assert!(seen.insert(canonical), "a position twice");
-        }
+        assert_distinct(&rules, &set);
         assert!(SHIPPED_8X8.contains("--depth 10"));
-        let values: Vec<f64> = SHIPPED_8X8
-            .lines()
-            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-            .map(|l| l.split_whitespace().nth(1).unwrap().parse().unwrap())
-            .collect();
+        let values = values(SHIPPED_8X8);
         assert!(values.iter().all(|v| v.abs() <= 2.0));
         for (moves, value) in set.lines.iter().zip(&values).step_by(set.lines.len() / 4) {
             let game = Game::replay(rules, moves).unwrap();
             let searched = PatternEngine::new(Budget::Depth(10), Some(0)).search(&rules, &game).unwrap().value;
             assert!((searched - value).abs() < 0.01, "{moves:?}: {searched} against {value}");
         }
+    }
+
+    /// The shipped 6x6 set: distinct, and its values are the exact solver's (a sample solved again here).
+    #[test]
+    fn the_shipped_6x6_set_is_distinct_and_exactly_balanced() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let set = Openings::shipped(&rules).expect("a shipped set");
+        assert!(set.lines.len() >= 50, "{}", set.lines.len());
+        assert_distinct(&rules, &set);
+        let values = values(SHIPPED_6X6);
+        assert!(values.iter().all(|v| v.abs() <= 2.0));
+        let mut solver = Solver::new();
+        for (moves, value) in set.lines.iter().zip(&values).step_by(set.lines.len() / 4) {
+            let pos = position_of(&rules, moves).unwrap();
+            assert_eq!(solver.solve(&rules, &pos, Mode::Exact, Limits::default()).unwrap().score as f64, *value);
+        }
+        assert!(Openings::shipped(&Rules::othello().with_size(4).unwrap()).is_none());
     }
 
     #[test]
