@@ -13,9 +13,9 @@ use std::time::Instant;
 
 use othello_core::ggf::GgfGame;
 use othello_core::position::hash_discs;
-use othello_core::{Color, Game, Move, Rules, Status};
+use othello_core::{Color, Game, Move, Rules};
 use othello_run::{fnv1a, write_atomic};
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
 
@@ -108,16 +108,7 @@ pub fn schedule(agents: &[String], gauntlet: Option<&str>, games: u32) -> Result
 /// openings, so that their games compare).
 pub fn opening(rules: &Rules, seed: u64, pair: u64, plies: u32) -> Vec<Move> {
     let mut rng = Pcg64Mcg::seed_from_u64(hash_discs(seed, pair));
-    let mut game = Game::new(*rules);
-    while game.moves().len() < plies as usize {
-        let mv = match game.status() {
-            Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).expect("a legal move")),
-            Status::MustPass => Move::Pass,
-            Status::Over => break,
-        };
-        game.push(mv).expect("a legal move");
-    }
-    game.moves().to_vec()
+    crate::openings::random_plies(rules, plies, &mut rng).moves().to_vec()
 }
 
 /// How a game ended.
