@@ -48,7 +48,7 @@ impl RunDir {
         self.logs().join("curves.svg")
     }
 
-    /// `logs/<stage>.log`: the output of a stage started by `pipeline`.
+    /// `logs/<stage>.log`: the output of a stage started by `run`.
     pub fn stage_log(&self, stage: &str) -> PathBuf {
         self.logs().join(format!("{stage}.log"))
     }
