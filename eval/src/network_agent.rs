@@ -1,11 +1,10 @@
 //! Trained networks as players: the raw policy (`policy:model=M`) and the network with MCTS
 //! (`net:model=M,sims=N[,gumbel]`), as self-play searches but without root noise, reusing the tree between moves.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use othello_core::{Game, Move, Position, Rules, Status, Symmetry};
-use othello_net::{load_model, newest_model, DeviceChoice};
-use othello_run::RunDir;
+use othello_net::{load_model, resolve_model, DeviceChoice};
 use othello_selfplay::mcts::{MctsConfig, Tree};
 use othello_selfplay::net_evaluator::NetworkEvaluator;
 use rand::{Rng, SeedableRng};
@@ -13,26 +12,11 @@ use rand_pcg::Pcg64Mcg;
 
 use crate::agent::{Agent, AgentError};
 
-/// The checkpoint a `model=` names: a checkpoint (its `.json` sidecar or `.bpk` weights), a run directory or a
-/// models directory (their newest checkpoint).
-pub fn resolve_model(model: &str) -> Result<PathBuf, String> {
-    let path = Path::new(model);
-    if path.is_dir() {
-        let models = if newest_model(path).is_some() { path.to_path_buf() } else { RunDir::new(path).models() };
-        return newest_model(&models).ok_or_else(|| format!("no checkpoint in {}", models.display()));
-    }
-    let sidecar = path.with_extension("json");
-    if sidecar.is_file() {
-        return Ok(sidecar);
-    }
-    Err(format!("{model}: neither a checkpoint (model-*.json with its .bpk) nor a run directory"))
-}
-
 /// The network's evaluator for a spec's `model=` on `device`, each position seen as it is (no symmetry), so that
 /// a player's moves are a function of the position.
 fn evaluator(model: &str, device: DeviceChoice, agent: &str) -> Result<NetworkEvaluator, AgentError> {
     let fail = |message: String| AgentError::Failed { agent: agent.to_string(), message };
-    let path = resolve_model(model).map_err(fail)?;
+    let path = resolve_model(Path::new(model)).map_err(|e| fail(e.to_string()))?;
     let device = device.device().map_err(|e| fail(e.to_string()))?;
     let (net, _) = load_model(&path, None, &device).map_err(|e| fail(e.to_string()))?;
     let mut evaluator = NetworkEvaluator::new(net, device, 0);
@@ -188,6 +172,7 @@ mod tests {
     use crate::agent::agent_from_spec;
     use crate::RandomAgent;
     use othello_net::{predict, save_model, ModelInfo, NetConfig};
+    use othello_run::RunDir;
     use rand::Rng;
 
     /// A run directory holding one checkpoint of a tiny seeded network.
@@ -219,7 +204,7 @@ mod tests {
     #[test]
     fn the_policy_agent_plays_the_networks_favourite_legal_move() {
         let run = tiny_run("policy");
-        let model = resolve_model(run.to_str().unwrap()).unwrap();
+        let model = resolve_model(&run).unwrap();
         let device = DeviceChoice::Flex.device().unwrap();
         let (net, _) = load_model(&model, None, &device).unwrap();
         let mut agent = agent_from_spec(&format!("policy:model={}", run.display()), 1).unwrap();

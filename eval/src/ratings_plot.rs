@@ -3,11 +3,10 @@
 
 use std::path::Path;
 
-use othello_net::read_info;
+use othello_net::{read_info, resolve_model};
 use plotters::prelude::*;
 
 use crate::agent::spec_parameter;
-use crate::network_agent::resolve_model;
 use crate::ratings::Ratings;
 
 /// One rated checkpoint.
@@ -34,7 +33,7 @@ pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
     let mut fixed = Vec::new();
     for r in &fit.ratings {
         let checkpoint = spec_parameter(&r.player, "model").and_then(|model| {
-            let path = resolve_model(&model).ok()?;
+            let path = resolve_model(Path::new(&model)).ok()?;
             let info = read_info(&path).ok()?;
             let training = info.training?;
             // RUN/models/model-*.json: the run is two levels up.

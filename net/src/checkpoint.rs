@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use burn::module::Module;
 use burn::tensor::Device;
 use othello_run::atomic::{temp_path, write_atomic};
+use othello_run::RunDir;
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
@@ -125,6 +126,21 @@ pub fn list_models(dir: &Path) -> Vec<PathBuf> {
     // Steps are zero-padded in the names: name order is step order.
     models.sort();
     models
+}
+
+/// The checkpoint `model` names: a checkpoint (its `.json` sidecar or `.bpk` weights), or a models directory or
+/// a run directory (their newest checkpoint). Returns the sidecar's path.
+pub fn resolve_model(model: &Path) -> Result<PathBuf, ModelError> {
+    let err = |problem: String| ModelError { path: model.to_path_buf(), problem };
+    if model.is_dir() {
+        let models = if newest_model(model).is_some() { model.to_path_buf() } else { RunDir::new(model).models() };
+        return newest_model(&models).ok_or_else(|| err(format!("no checkpoint in {}", models.display())));
+    }
+    let sidecar = model.with_extension("json");
+    if sidecar.is_file() {
+        return Ok(sidecar);
+    }
+    Err(err("neither a checkpoint (model-*.json with its .bpk) nor a run directory".into()))
 }
 
 /// The newest model (highest step) in `dir`, if any.

@@ -12,7 +12,7 @@ pub mod predict;
 mod testing;
 
 pub use checkpoint::{
-    list_models, load_model, newest_model, read_info, save_model, ModelError, ModelInfo, TrainingInfo,
+    list_models, load_model, newest_model, read_info, resolve_model, save_model, ModelError, ModelInfo, TrainingInfo,
 };
 pub use device::{DeviceChoice, DeviceError};
 pub use network::{NetConfig, Network, Output};

@@ -36,7 +36,7 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
 /// `agreement`: how often a network's most probable legal move is the move played in WTHOR games (use games the
 /// network was not trained on), beside a random legal move's rate.
 pub fn agreement(model: &str, wthor: &[PathBuf], games: usize) -> Result<()> {
-    let path = othello_eval::network_agent::resolve_model(model).map_err(anyhow::Error::msg)?;
+    let path = othello_net::resolve_model(std::path::Path::new(model))?;
     let device = othello_net::DeviceChoice::Flex.device()?;
     let (net, info) = othello_net::load_model(&path, None, &device)?;
     let mut all = read_wthor_games(wthor)?;
