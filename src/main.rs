@@ -156,6 +156,21 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         threads: usize,
     },
+    /// How often a player's moves in an arena directory's games (or a run's RUN/eval) were optimal: every position
+    /// after the opening where it had a choice and at most MAX_EMPTIES empties, solved exactly.
+    OptimalMoves {
+        /// An arena directory or a run directory.
+        #[arg(long)]
+        games: PathBuf,
+        /// The player's spec as the arena stored it (see `ratings`).
+        #[arg(long)]
+        player: String,
+        #[arg(long, default_value_t = 20)]
+        max_empties: u32,
+        /// Positions solved at a time, one thread each.
+        #[arg(long, default_value_t = 1)]
+        threads: usize,
+    },
     /// How often a network's most probable legal move is the move played in WTHOR games (give games it was not
     /// trained on), with a 95% interval and a random legal move's rate beside it.
     Agreement {
@@ -350,7 +365,8 @@ enum Command {
     },
     /// Rate a training run's checkpoints in one command: each (network + MCTS) in a gauntlet against the fixed
     /// ladder and the checkpoint before it; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
-    /// (Elo against training step and wall time). Unset flags come from the run config's [eval].
+    /// (Elo against training step, wall time and self-play positions) and the newest Elo in TensorBoard
+    /// (RUN/logs/eval). Unset flags come from the run config's [eval].
     Evaluate {
         #[arg(long)]
         run: PathBuf,
@@ -360,7 +376,7 @@ enum Command {
         /// Games per pairing.
         #[arg(long)]
         games: Option<u32>,
-        /// The checkpoints' MCTS simulations per move.
+        /// The checkpoints' MCTS simulations per move (with Gumbel's root where the run's self-play uses it).
         #[arg(long)]
         sims: Option<u32>,
         /// Rate every N-th checkpoint (and the newest).
@@ -378,9 +394,15 @@ enum Command {
         games_from: MatchArgs,
     },
     /// The Elo ratings of an arena directory or a run's RUN/eval (Bradley-Terry, 95% intervals widened for paired
-    /// games): a table, DIR/ratings.csv, DIR/ratings.json, and DIR/ratings.svg when checkpoints were rated.
+    /// games): a table, DIR/ratings.csv, DIR/ratings.json, and DIR/ratings.svg when checkpoints were rated. Given
+    /// several runs, rates them together on their common fixed ladder and draws every run's Elo on one picture
+    /// (against step, wall time and self-play positions): the comparison of two training setups.
     Ratings {
-        dir: PathBuf,
+        #[arg(required = true, num_args = 1..)]
+        dirs: Vec<PathBuf>,
+        /// Where the ratings and the picture go (default: DIR itself for one directory, else ./ratings-comparison).
+        #[arg(long)]
+        out: Option<PathBuf>,
         /// The player whose rating is fixed, and at what: NAME=ELO (default: random=0, else the first agent).
         #[arg(long)]
         anchor: Option<String>,
@@ -452,6 +474,9 @@ fn main() -> Result<()> {
             oracle::run(&agent, empties, positions, &wthor, seed, threads)
         }
         Command::Agreement { model, wthor, games } => oracle::agreement(&model, &wthor, games),
+        Command::OptimalMoves { games, player, max_empties, threads } => {
+            oracle::optimal_moves(&arena::games_dir(&games), &player, max_empties, threads)
+        }
         Command::Openings { rules, plies, max_value, depth, seconds, sample, out } => {
             openings::run(openings::OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &out })
         }
@@ -491,7 +516,8 @@ fn main() -> Result<()> {
             })
         }
         Command::Evaluate { run, ladder, games, sims, every, threads, watch, config, games_from: m } => {
-            let eval = run_config::RunConfig::for_run(&RunDir::new(&run), config.as_deref())?.eval;
+            let config = run_config::RunConfig::for_run(&RunDir::new(&run), config.as_deref())?;
+            let eval = config.eval.clone();
             let ladder = ladder.unwrap_or(eval.ladder);
             let setup = m.setup(threads.unwrap_or(eval.threads))?;
             arena::evaluate(arena::EvaluateOptions {
@@ -499,12 +525,15 @@ fn main() -> Result<()> {
                 ladder: &ladder,
                 games: games.unwrap_or(eval.games),
                 simulations: sims.unwrap_or(eval.simulations),
+                gumbel: (config.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
+                    .then_some(config.selfplay.gumbel_considered),
                 every: every.unwrap_or(eval.every),
+                gating: eval.gating.then_some(arena::Gating { elo1: eval.gating_elo, max_pairs: eval.gating_pairs }),
                 setup,
                 watch,
             })
         }
-        Command::Ratings { dir, anchor, los } => {
+        Command::Ratings { dirs, out, anchor, los } => {
             let anchor = match anchor.as_deref() {
                 Some(text) => {
                     let (name, elo) = text.rsplit_once('=').unwrap_or((text, "0"));
@@ -514,7 +543,12 @@ fn main() -> Result<()> {
                 }
                 None => None,
             };
-            arena::ratings(&dir, anchor, los)
+            let out = match (out, dirs.as_slice()) {
+                (Some(out), _) => out,
+                (None, [dir]) => arena::games_dir(dir),
+                (None, _) => PathBuf::from("ratings-comparison"),
+            };
+            arena::ratings(&dirs, &out, anchor, los).map(drop)
         }
         Command::Sprt { out, candidate, baseline, elo0, elo1, alpha, beta, games_from: m, max_pairs } => {
             let test = othello_eval::sprt::Sprt::new(elo0, elo1, alpha, beta)?;
@@ -528,7 +562,7 @@ fn main() -> Result<()> {
                 openings: m.opening_source()?,
                 max_pairs,
             };
-            arena::sprt(options)
+            arena::sprt(options).map(drop)
         }
         Command::Bench { what } => bench::run(what),
     }

@@ -48,6 +48,13 @@ pub struct EvalConfig {
     pub threads: usize,
     /// Rate every N-th checkpoint (and the newest).
     pub every: usize,
+    /// Gating: self-play plays the best checkpoint, not the newest; each rated checkpoint becomes the best when
+    /// a sequential test (SPRT) against the best says it is `gating_elo` stronger.
+    pub gating: bool,
+    /// The test's H1 (H0: not stronger), at 5% errors each way.
+    pub gating_elo: f64,
+    /// Game pairs after which an undecided test leaves the best as it is.
+    pub gating_pairs: u64,
 }
 
 impl Default for EvalConfig {
@@ -58,6 +65,9 @@ impl Default for EvalConfig {
             simulations: 64,
             threads: 1,
             every: 1,
+            gating: false,
+            gating_elo: 30.0,
+            gating_pairs: 100,
         }
     }
 }
@@ -79,6 +89,11 @@ impl RunConfig {
             othello_eval::agent_from_spec(spec, 0)
                 .map_err(|e| anyhow::anyhow!("config {origin}: [eval] ladder: {e}"))?;
         }
+        anyhow::ensure!(
+            config.eval.gating_elo.is_finite() && config.eval.gating_elo > 0.0,
+            "config {origin}: [eval] gating_elo = {} (expected more than 0)",
+            config.eval.gating_elo
+        );
         anyhow::ensure!(
             config.minutes.is_finite() && config.minutes >= 0.0,
             "config {origin}: minutes = {} (expected 0 or more)",

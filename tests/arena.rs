@@ -73,6 +73,42 @@ fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Two directories sharing a player are rated on one scale, as one directory holding the union of their games is
+/// (a game both hold, the same key, counts once).
+#[test]
+fn ratings_of_several_directories_are_those_of_their_games_together() {
+    let (a, b, union) = (temp_run("ratings-a"), temp_run("ratings-b"), temp_run("ratings-union"));
+    assert!(arena(&a, &["random", "greedy"], "20").output().unwrap().status.success());
+    // B repeats A's pairing (the same seed: the same games) and adds a stronger player.
+    assert!(arena(&b, &["random", "greedy", "positional:depth=2"], "20").output().unwrap().status.success());
+    let text = |dir: &Path| std::fs::read_to_string(dir.join("results.csv")).unwrap();
+    let (text_a, text_b) = (text(&a), text(&b));
+    let mut lines: Vec<&str> = text_a.lines().collect();
+    let seen: HashSet<&str> = lines.iter().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    lines.extend(text_b.lines().skip(1).filter(|l| !seen.contains(l.split(',').next().unwrap())));
+    assert_eq!(lines.len(), 1 + 60, "A's 20 games and B's 40 others");
+    std::fs::create_dir_all(&union).unwrap();
+    std::fs::write(union.join("results.csv"), lines.join("\n") + "\n").unwrap();
+
+    let out_dir = temp_run("ratings-together");
+    let out = bin()
+        .args(["ratings", a.to_str().unwrap(), b.to_str().unwrap(), "--out", out_dir.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(bin().args(["ratings", union.to_str().unwrap()]).output().unwrap().status.success());
+    let json = |dir: &Path| -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(dir.join("ratings.json")).unwrap()).unwrap()
+    };
+    let (together, expected) = (json(&out_dir), json(&union));
+    assert_eq!(together["games"], 60);
+    assert_eq!(together["ratings"], expected["ratings"]);
+    assert_eq!(together["ratings"][0]["player"], "positional:depth=2");
+    for dir in [a, b, union, out_dir] {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
+
 #[test]
 fn bad_agent_specs_and_anchors_are_refused_by_name() {
     let dir = temp_run("arena-bad");

@@ -243,9 +243,39 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     }
     assert!(players.contains(&"random") && players.contains(&"greedy"), "{players:?}");
     let svg = std::fs::read_to_string(dir.eval().join("ratings.svg")).unwrap();
-    assert!(svg.contains("training step") && svg.contains("random"));
+    assert!(svg.contains("training step") && svg.contains("self-play positions") && svg.contains("random"));
+    // The Elo of every rated checkpoint went to TensorBoard, in a run of its own beside the trainer's.
+    let mut elo_points = 0;
+    for entry in std::fs::read_dir(dir.eval_logs()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        elo_points += bytes.windows(14).filter(|w| w == b"elo_interval95").count();
+    }
+    assert!(elo_points >= 3, "{elo_points} Elo points in RUN/logs/eval");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rank") && stdout.contains("Elo"), "the ratings table at the end: {stdout}");
+
+    // Gating: the first checkpoint is the first best, each later one is tested against the best of its moment,
+    // and the best is the last one accepted.
+    let gated = run.join("gated.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&gated, text + "gating = true\ngating_pairs = 6\n").unwrap();
+    let out =
+        bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", gated.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let mut expected = "model-000000040.json".to_string();
+    for step in [80, 120] {
+        let stem = format!("model-{step:09}");
+        let Ok(text) = std::fs::read_to_string(dir.gate(&stem).join("sprt.json")) else {
+            continue; // not newer than the best when its turn came
+        };
+        let test: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert!(test["pairs"].as_u64().unwrap() <= 6, "{test}");
+        if test["decision"] == "H1" {
+            expected = format!("{stem}.json");
+        }
+    }
+    let best = std::fs::read_to_string(dir.best_model()).unwrap();
+    assert_eq!(best.trim(), expected);
     let _ = std::fs::remove_dir_all(&run);
 }
 

@@ -181,6 +181,8 @@ pub struct ResultRow {
     pub pair: u64,
     pub black: String,
     pub white: String,
+    /// The opening's moves (a transcript), played before either agent moved.
+    pub opening: String,
     pub black_score: f64,
     pub ending: String,
 }
@@ -227,6 +229,16 @@ impl ArenaDir {
 
     pub fn games(&self) -> PathBuf {
         self.dir.join("games")
+    }
+
+    /// `games/<key>.ggf`: the record of the game with this key.
+    pub fn game_file(&self, key: &str) -> PathBuf {
+        let mut name = key.replace(|c: char| !c.is_ascii_alphanumeric() && c != '#' && c != '-', "_");
+        if name.len() > MAX_NAME {
+            // Long specs (a checkpoint's path): a readable start and the key's hash, within file-name limits.
+            name = format!("{}-{:016x}", &name[..MAX_NAME - 17], fnv1a(key));
+        }
+        self.games().join(format!("{name}.ggf"))
     }
 
     pub fn ratings_csv(&self) -> PathBuf {
@@ -276,6 +288,7 @@ impl ArenaDir {
                 pair,
                 black: fields[2].clone(),
                 white: fields[3].clone(),
+                opening: fields[4].clone(),
                 black_score,
                 ending: fields[8].clone(),
             });
@@ -318,12 +331,7 @@ impl ArenaDir {
             record.properties.push(("RE".into(), format!("{margin:+}.000:f")));
             record.properties.push(("C".into(), format!("{} forfeits: {reason}", loser)));
         }
-        let mut name = p.key.replace(|c: char| !c.is_ascii_alphanumeric() && c != '#' && c != '-', "_");
-        if name.len() > MAX_NAME {
-            // Long specs (a checkpoint's path): a readable start and the key's hash, within file-name limits.
-            name = format!("{}-{:016x}", &name[..MAX_NAME - 17], fnv1a(&p.key));
-        }
-        let ggf = games.join(format!("{name}.ggf"));
+        let ggf = self.game_file(&p.key);
         write_atomic(&ggf, (record.to_ggf() + "\n").as_bytes()).map_err(|e| fail(&ggf, e))?;
 
         let path = self.results();
@@ -344,7 +352,7 @@ impl ArenaDir {
             p.pair.to_string(),
             p.black.clone(),
             p.white.clone(),
-            opening,
+            opening.clone(),
             pos.black().count().to_string(),
             pos.white().count().to_string(),
             played.black_score.to_string(),
@@ -362,6 +370,7 @@ impl ArenaDir {
             pair: p.pair,
             black: p.black.clone(),
             white: p.white.clone(),
+            opening,
             black_score: played.black_score,
             ending: ending.to_string(),
         })

@@ -1,13 +1,16 @@
 //! The exact-solver oracle: on positions with E empties taken from real games, how often an agent's move is
-//! optimal and how many discs it gives away on average.
+//! optimal and how many discs it gives away on average; and the same for the moves a player made in an arena's
+//! stored games.
 
+use othello_core::ggf::parse_ggf;
 use othello_core::solve::{solve_many, Limits, Mode, Solution, SolveError};
 use othello_core::wthor::WthorGame;
-use othello_core::{Game, Rules, Status};
+use othello_core::{parse_transcript, Color, Game, Move, Rules, Status};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use crate::agent::{Agent, AgentError};
+use crate::arena::{ArenaDir, ArenaError};
 
 /// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
 /// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
@@ -62,6 +65,25 @@ impl OracleReport {
     }
 }
 
+impl OracleReport {
+    fn new() -> OracleReport {
+        OracleReport { positions: 0, optimal: 0, total_loss: 0, total_squared_loss: 0 }
+    }
+
+    /// Counts `chosen` in the position `solution` solves; false when it is not one of its moves.
+    fn record(&mut self, solution: &Solution, chosen: Move) -> bool {
+        let Some(value) = solution.move_scores.iter().find(|(m, _)| *m == chosen).map(|(_, v)| *v) else {
+            return false;
+        };
+        self.positions += 1;
+        self.optimal += (value == solution.score) as usize;
+        let loss = (solution.score - value) as i64;
+        self.total_loss += loss;
+        self.total_squared_loss += loss * loss;
+        true
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum OracleError {
     #[error(transparent)]
@@ -93,22 +115,59 @@ pub fn solve_all(games: &[Game], threads: usize, mut on_solved: impl FnMut()) ->
 /// Scores `agent`'s move in each game's current position against `solutions`, those positions' exact values of
 /// every move (from [`solve_all`]).
 pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -> Result<OracleReport, OracleError> {
-    let mut report = OracleReport { positions: 0, optimal: 0, total_loss: 0, total_squared_loss: 0 };
+    let mut report = OracleReport::new();
     for (game, solution) in games.iter().zip(solutions) {
         let chosen = agent.select_move(game)?;
-        let value = solution.move_scores.iter().find(|(m, _)| *m == chosen).map(|(_, v)| *v).ok_or_else(|| {
-            OracleError::Agent(AgentError::Failed {
+        if !report.record(solution, chosen) {
+            return Err(OracleError::Agent(AgentError::Failed {
                 agent: agent.name(),
                 message: format!("chose {chosen}, not a legal move of {}", game.position()),
-            })
-        })?;
-        report.positions += 1;
-        report.optimal += (value == solution.score) as usize;
-        let loss = (solution.score - value) as i64;
-        report.total_loss += loss;
-        report.total_squared_loss += loss * loss;
+            }));
+        }
     }
     Ok(report)
+}
+
+/// Where `player` (an agent spec as the arena stored it) moved in `arena`'s games after the opening, with a
+/// choice of moves and at most `max_empties` empties: each position with the move it played.
+pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<Vec<(Game, Move)>, ArenaError> {
+    let mut found = vec![];
+    for row in arena.read()? {
+        let colour = match player {
+            p if p == row.black => Color::Black,
+            p if p == row.white => Color::White,
+            _ => continue,
+        };
+        let path = arena.game_file(&row.key);
+        let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
+        let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
+        let record = parse_ggf(&text).into_iter().next().ok_or_else(|| fail("no game record".into()))?;
+        let full = record.and_then(|r| r.replay()).map_err(|e| fail(e.to_string()))?;
+        let opening = parse_transcript(&row.opening)
+            .ok()
+            .and_then(|moves| Game::replay(full.rules, &moves).ok())
+            .ok_or_else(|| fail(format!("the opening '{}' does not replay", row.opening)))?;
+        let squares = (full.rules.size * full.rules.size) as u32;
+        let mut game = opening.clone();
+        for &mv in &full.moves()[opening.moves().len().min(full.moves().len())..] {
+            let empties = squares - game.position().occupied().count();
+            let choice = matches!(game.status(), Status::Moves(m) if m.count() > 1);
+            if game.position().side == colour && choice && empties <= max_empties {
+                found.push((game.clone(), mv));
+            }
+            game.push(mv).map_err(|e| fail(format!("move {mv}: {e}")))?;
+        }
+    }
+    Ok(found)
+}
+
+/// Scores moves already played (from [`played_moves`]) against `solutions`, their positions' exact values.
+pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OracleReport {
+    let mut report = OracleReport::new();
+    for ((_, mv), solution) in played.iter().zip(solutions) {
+        report.record(solution, *mv);
+    }
+    report
 }
 
 #[cfg(test)]
@@ -120,6 +179,35 @@ mod tests {
     fn wthor_games() -> Vec<WthorGame> {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/wthor/WTH_2015.wtb");
         WthorFile::parse(&std::fs::read(path).unwrap()).unwrap().games
+    }
+
+    /// On 4x4 every position is solved: a perfect player's stored moves are all optimal, a random player's are not,
+    /// and only the moves after the opening, by the player asked about, with a choice, are counted.
+    #[test]
+    fn played_moves_are_scored_against_the_solver() {
+        use crate::arena::{opening, play, schedule};
+        let dir = std::env::temp_dir().join(format!("oz-played-moves-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let arena = ArenaDir::new(&dir);
+        let rules = Rules::othello().with_size(4).unwrap();
+        let perfect = "random+endgame16";
+        for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
+            arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5).unwrap()).unwrap();
+        }
+        let report = |player: &str, max_empties: u32| {
+            let played = played_moves(&arena, player, max_empties).unwrap();
+            assert!(played.iter().all(|(g, mv)| g.position().moves().count() > 1
+                && matches!(mv, Move::Play(sq) if g.position().moves().contains(*sq))));
+            let solutions = solve_all(&played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, || {}).unwrap();
+            score_played(&played, &solutions)
+        };
+        let best = report(perfect, 16);
+        assert!(best.positions >= 10 && best.optimal == best.positions && best.total_loss == 0, "{best:?}");
+        let random = report("random", 16);
+        assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");
+        assert!(report("random", 6).positions < random.positions, "fewer positions with at most 6 empties");
+        assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The ratings picture (`ratings.svg`): the checkpoints of training runs, Elo with its 95% interval against the
-//! training step and against wall time, one colour per run, and the fixed players as horizontal lines.
+//! training step, against wall time and against the self-play positions they were trained on, one colour per
+//! run, and the fixed players as horizontal lines.
 
 use std::path::Path;
 
@@ -15,6 +16,8 @@ pub struct CheckpointElo {
     pub step: u64,
     /// Hours since the run started, when known.
     pub hours: Option<f64>,
+    /// Self-play positions that had arrived when the checkpoint was written.
+    pub positions: u64,
     pub elo: f64,
     pub interval95: f64,
 }
@@ -38,16 +41,18 @@ pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
             let training = info.training?;
             // RUN/models/model-*.json: the run is two levels up.
             let run = path.parent()?.parent()?.to_path_buf();
-            Some((run, info.step, training.written_at, model))
+            Some((run, info.step, training, model))
         });
-        let Some((run, step, written_at, model)) = checkpoint else {
+        let Some((run, step, training, model)) = checkpoint else {
             fixed.push((r.player.clone(), r.elo));
             continue;
         };
         let label = r.player.replace(&model, &run.display().to_string());
         let started = run_started(&run);
+        let written_at = training.written_at;
         let hours = (written_at > 0 && started > 0).then(|| written_at.saturating_sub(started) as f64 / 3600.0);
-        let point = CheckpointElo { step, hours, elo: r.elo, interval95: r.interval95() };
+        let point =
+            CheckpointElo { step, hours, positions: training.positions_seen, elo: r.elo, interval95: r.interval95() };
         match curves.iter_mut().find(|c| c.label == label) {
             Some(curve) => curve.points.push(point),
             None => curves.push(RunCurve { label, points: vec![point] }),
@@ -77,8 +82,26 @@ const COLOURS: [RGBColor; 6] = [
     RGBColor(23, 190, 207),
 ];
 
-/// Draws `runs` against the step (left) and wall time (right, where known), with `fixed` players (name, Elo) as
-/// grey lines; written atomically to `svg`.
+/// The quantity a panel of the picture puts on its x axis.
+#[derive(Clone, Copy, PartialEq)]
+enum Axis {
+    Step,
+    Hours,
+    Positions,
+}
+
+impl Axis {
+    fn of(self, p: &CheckpointElo) -> Option<f64> {
+        match self {
+            Axis::Step => Some(p.step as f64),
+            Axis::Hours => p.hours,
+            Axis::Positions => Some(p.positions as f64 / 1e6),
+        }
+    }
+}
+
+/// Draws `runs` against the training step, wall time (where known) and self-play positions, side by side, with
+/// `fixed` players (name, Elo) as grey lines; written atomically to `svg`.
 pub fn plot_ratings(runs: &[RunCurve], fixed: &[(String, f64)], svg: &Path) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let all = runs.iter().flat_map(|r| r.points.iter());
@@ -90,21 +113,20 @@ pub fn plot_ratings(runs: &[RunCurve], fixed: &[(String, f64)], svg: &Path) -> R
         return Err("nothing to draw".into());
     }
     let pad = ((hi - lo) * 0.08).max(20.0);
-    let max_step = all.clone().map(|p| p.step).max().unwrap_or(1).max(1) as f64;
-    let max_hours = all.filter_map(|p| p.hours).fold(0.0f64, f64::max);
     let mut text = String::new();
     {
-        let root = SVGBackend::with_string(&mut text, (1200, 560)).into_drawing_area();
+        let root = SVGBackend::with_string(&mut text, (1650, 560)).into_drawing_area();
         root.fill(&WHITE).map_err(|e| err(&e))?;
-        let panels = root.split_evenly((1, 2));
-        for (panel, area) in panels.iter().enumerate() {
-            let by_time = panel == 1;
-            let (x_max, x_desc) = if by_time { (max_hours.max(1e-3), "hours") } else { (max_step, "training step") };
+        let panels = root.split_evenly((1, 3));
+        let axes = [
+            (Axis::Step, "Elo against training step", "training step"),
+            (Axis::Hours, "Elo against wall time", "hours"),
+            (Axis::Positions, "Elo against self-play positions", "million self-play positions"),
+        ];
+        for (area, (axis, caption, x_desc)) in panels.iter().zip(axes) {
+            let x_max = all.clone().filter_map(|p| axis.of(p)).fold(0.0f64, f64::max).max(1e-3);
             let mut chart = ChartBuilder::on(area)
-                .caption(
-                    if by_time { "Elo against wall time" } else { "Elo against training step" },
-                    ("sans-serif", 20),
-                )
+                .caption(caption, ("sans-serif", 20))
                 .margin(12)
                 .x_label_area_size(35)
                 .y_label_area_size(55)
@@ -125,11 +147,8 @@ pub fn plot_ratings(runs: &[RunCurve], fixed: &[(String, f64)], svg: &Path) -> R
                     .map_err(|e| err(&e))?;
             }
             for (run, colour) in runs.iter().zip(COLOURS.iter().cycle()) {
-                let points: Vec<(f64, &CheckpointElo)> = run
-                    .points
-                    .iter()
-                    .filter_map(|p| if by_time { p.hours.map(|h| (h, p)) } else { Some((p.step as f64, p)) })
-                    .collect();
+                let points: Vec<(f64, &CheckpointElo)> =
+                    run.points.iter().filter_map(|p| axis.of(p).map(|x| (x, p))).collect();
                 let colour = *colour;
                 chart
                     .draw_series(LineSeries::new(points.iter().map(|(x, p)| (*x, p.elo)), colour.stroke_width(2)))
@@ -173,14 +192,21 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("oz-ratings-plot-{}", std::process::id()));
         std::fs::create_dir_all(&dir).unwrap();
         let svg = dir.join("ratings.svg");
-        let point = |step, elo| CheckpointElo { step, hours: Some(step as f64 / 1000.0), elo, interval95: 40.0 };
+        let point = |step, elo| CheckpointElo {
+            step,
+            hours: Some(step as f64 / 1000.0),
+            positions: step * 100,
+            elo,
+            interval95: 40.0,
+        };
         let runs = [
             RunCurve { label: "run-a".into(), points: vec![point(100, 50.0), point(200, 180.0)] },
             RunCurve { label: "run-b".into(), points: vec![point(100, 20.0)] },
         ];
         plot_ratings(&runs, &[("random".into(), 0.0), ("positional:depth=2".into(), 400.0)], &svg).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
-        for label in ["run-a", "run-b", "random", "positional:depth=2", "training step", "hours"] {
+        for label in ["run-a", "run-b", "random", "positional:depth=2", "training step", "hours", "self-play positions"]
+        {
             assert!(text.contains(label), "{label} missing");
         }
         assert!(plot_ratings(&[], &[], &svg).is_err(), "nothing to draw");

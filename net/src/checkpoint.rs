@@ -148,6 +148,22 @@ pub fn newest_model(dir: &Path) -> Option<PathBuf> {
     list_models(dir).pop()
 }
 
+/// In a gated run, the model self-play plays with (its sidecar): the one `RUN/models/best.txt` names, the last
+/// checkpoint that passed its test against the best before it; none while the file or the model is missing.
+pub fn best_model(run: &RunDir) -> Option<PathBuf> {
+    let name = std::fs::read_to_string(run.best_model()).ok()?;
+    let path = run.models().join(name.trim());
+    path.is_file().then_some(path)
+}
+
+/// Makes `model` (a sidecar in RUN/models) the one [`best_model`] names, atomically.
+pub fn set_best_model(run: &RunDir, model: &Path) -> Result<(), ModelError> {
+    let best = run.best_model();
+    let err = |problem: String| ModelError { path: best.clone(), problem };
+    let name = model.file_name().ok_or_else(|| err(format!("{} names no file", model.display())))?;
+    write_atomic(&best, format!("{}\n", name.to_string_lossy()).as_bytes()).map_err(|e| err(e.to_string()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -33,6 +33,11 @@ impl RunDir {
         self.root.join("models")
     }
 
+    /// `models/best.txt`: in a gated run, the file name of the model self-play plays with.
+    pub fn best_model(&self) -> PathBuf {
+        self.models().join("best.txt")
+    }
+
     /// `logs/`: the training log (`scalars.csv`, TensorBoard event files, `curves.svg`) and each stage's output.
     pub fn logs(&self) -> PathBuf {
         self.root.join("logs")
@@ -53,9 +58,19 @@ impl RunDir {
         self.logs().join(format!("{stage}.log"))
     }
 
+    /// `logs/eval/`: the evaluation stage's TensorBoard event files (Elo by step), a TensorBoard run of its own.
+    pub fn eval_logs(&self) -> PathBuf {
+        self.logs().join("eval")
+    }
+
     /// `eval/`: evaluation games and ratings.
     pub fn eval(&self) -> PathBuf {
         self.root.join("eval")
+    }
+
+    /// `eval/gate/<model>/`: in a gated run, the test of checkpoint `<model>` (its file stem) against the best.
+    pub fn gate(&self, model_stem: &str) -> PathBuf {
+        self.eval().join("gate").join(model_stem)
     }
 }
 
@@ -66,7 +81,18 @@ mod tests {
     #[test]
     fn paths_lie_inside_the_run() {
         let run = RunDir::new("/runs/a");
-        for path in [run.config(), run.replay(), run.models(), run.logs(), run.eval(), run.scalars(), run.curves()] {
+        for path in [
+            run.config(),
+            run.replay(),
+            run.models(),
+            run.best_model(),
+            run.logs(),
+            run.eval_logs(),
+            run.eval(),
+            run.gate("model-000000100"),
+            run.scalars(),
+            run.curves(),
+        ] {
             assert!(path.starts_with(run.root()) && path != run.root(), "{}", path.display());
         }
         assert_eq!(run.stage_log("train"), Path::new("/runs/a/logs/train.log"));
@@ -77,7 +103,8 @@ mod tests {
     fn no_other_source_file_spells_a_run_directory_path() {
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let this = Path::new(file!()).file_name().expect("a file name");
-        let names = ["replay", "models", "logs", "eval", "config.toml", "scalars.csv", "curves.svg"];
+        let names =
+            ["replay", "models", "logs", "eval", "gate", "config.toml", "best.txt", "scalars.csv", "curves.svg"];
         let mut spelt = vec![];
         let mut files = 0;
         for dir in ["src", "tests", "core", "run", "net", "selfplay", "train", "eval"] {

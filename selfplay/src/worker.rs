@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
-use othello_net::{load_model, newest_model, DeviceError, ModelError, NetConfig, Network};
+use othello_net::{best_model, load_model, newest_model, DeviceError, ModelError, NetConfig, Network};
 use othello_run::{read_shards, Provenance, RunDir, Shard, ShardError};
 use thiserror::Error;
 
@@ -55,6 +55,8 @@ pub struct WorkerOptions {
     pub seed: u64,
     /// The architecture of the random-init model used while `run/models` holds none.
     pub network: NetConfig,
+    /// Play with the model `RUN/models/best.txt` names (a gated run) instead of the newest.
+    pub gated: bool,
 }
 
 /// The game id recorded in shards: worker in the high half, game index in the low half.
@@ -82,14 +84,13 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
     let replay = opts.run.replay();
     let done = games_on_disk(&replay, opts.worker);
     progress.resumed.store(done.len() as u64, Ordering::Relaxed);
-    let todo: Vec<u64> = (0..opts.games).filter(|g| !done.contains(&game_id(opts.worker, *g))).collect();
-    let next = AtomicU64::new(0);
+    let next = Mutex::new(0u64);
     let written = Mutex::new(Vec::new());
     let failure: Mutex<Option<WorkerError>> = Mutex::new(None);
     let threads = opts.threads.max(1);
     std::thread::scope(|scope| {
         for thread in 0..threads {
-            let (todo, next, written, failure, replay, device) = (&todo, &next, &written, &failure, &replay, &device);
+            let (done, next, written, failure, replay, device) = (&done, &next, &written, &failure, &replay, &device);
             scope.spawn(move || {
                 let mut shard = Shard::default();
                 let mut games_in_shard = 0;
@@ -106,11 +107,13 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                 let mut model = LoadedModel::new(device.clone());
                 let in_flight = opts.config.games_in_flight.max(1);
                 loop {
-                    let start = next.fetch_add(in_flight as u64, Ordering::Relaxed) as usize;
-                    if start >= todo.len() {
+                    let chunk = {
+                        let mut next = next.lock().unwrap_or_else(|e| e.into_inner());
+                        claim_games(&mut next, opts.games, in_flight, |g| done.contains(&game_id(opts.worker, g)))
+                    };
+                    if chunk.is_empty() {
                         break;
                     }
-                    let chunk = &todo[start..(start + in_flight).min(todo.len())];
                     let seeds: Vec<u64> =
                         chunk.iter().map(|&g| hash_discs(opts.seed, game_id(opts.worker, g))).collect();
                     // Evaluations are functions of the position (seeded by the run's seed), so a game does not
@@ -134,7 +137,7 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                         in_flight,
                     );
                     progress.network_evaluations.fetch_add(evaluator.network_evaluations(), Ordering::Relaxed);
-                    for (record, &index) in records.iter().zip(chunk) {
+                    for (record, &index) in records.iter().zip(&chunk) {
                         let from = Provenance {
                             model: model.step,
                             game: game_id(opts.worker, index),
@@ -165,8 +168,8 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
     Ok(written.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// The network a worker thread plays with: the newest model of the run, reloaded when a newer one lands,
-/// or a seeded random initialisation while there is none.
+/// The network a worker thread plays with: the newest model of the run (in a gated run, the best), reloaded when
+/// another is chosen, or a seeded random initialisation while there is none.
 struct LoadedModel {
     device: burn::tensor::Device,
     path: Option<Option<PathBuf>>,
@@ -180,9 +183,9 @@ impl LoadedModel {
     }
 
     fn refresh(&mut self, opts: &WorkerOptions) -> Result<Network, WorkerError> {
-        let newest = newest_model(&opts.run.models());
-        if self.path.as_ref() != Some(&newest) || self.net.is_none() {
-            let (net, step) = match &newest {
+        let chosen = if opts.gated { best_model(&opts.run) } else { newest_model(&opts.run.models()) };
+        if self.path.as_ref() != Some(&chosen) || self.net.is_none() {
+            let (net, step) = match &chosen {
                 Some(p) => {
                     let (net, info) = load_model(p, None, &self.device)?;
                     (net, info.step)
@@ -191,10 +194,23 @@ impl LoadedModel {
             };
             self.net = Some(net);
             self.step = step;
-            self.path = Some(newest);
+            self.path = Some(chosen);
         }
         Ok(self.net.clone().expect("loaded above"))
     }
+}
+
+/// The next `in_flight` game indices below `games` from `*next` on that are not `done`, advancing `*next`. The
+/// indices are claimed as they are needed, never listed: `run` asks for a billion games.
+fn claim_games(next: &mut u64, games: u64, in_flight: usize, done: impl Fn(u64) -> bool) -> Vec<u64> {
+    let mut chunk = Vec::with_capacity(in_flight);
+    while chunk.len() < in_flight && *next < games {
+        if !done(*next) {
+            chunk.push(*next);
+        }
+        *next += 1;
+    }
+    chunk
 }
 
 /// `w0003-t01-g000042-<unique>.npz`: worker, thread, first game index, then a suffix unique across processes
@@ -228,6 +244,7 @@ mod tests {
             worker: 2,
             seed: 9,
             network: NetConfig::new(1, 8),
+            gated: false,
         }
     }
 
@@ -261,6 +278,48 @@ mod tests {
         let models: std::collections::BTreeSet<u64> = shards.iter().flat_map(|(_, s)| s.model.clone()).collect();
         assert_eq!(models, [0, 42].into_iter().collect(), "games 0-1 by the random init, 2-3 by model 42");
         let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A gated worker plays the model `best.txt` names, not the newest; an ungated one the newest.
+    #[test]
+    fn gated_workers_play_the_best_model() {
+        let dir = std::env::temp_dir().join(format!("oz-worker-gated-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let mut opts = options(&dir, 2, 1);
+        opts.config.evaluator = LeafEvaluator::Network;
+        opts.gated = true;
+        let device = burn::tensor::Device::flex();
+        let mut sidecars = vec![];
+        for step in [42, 84] {
+            let net = NetConfig::new(1, 8).init_seeded(&device, step);
+            let info = othello_net::ModelInfo { architecture: NetConfig::new(1, 8), step, samples: 0, training: None };
+            sidecars.push(othello_net::save_model(&opts.run.models(), &net, &info).unwrap());
+        }
+        let models_played = |opts: &WorkerOptions| -> std::collections::BTreeSet<u64> {
+            let (shards, _) = read_shards(&opts.run.replay());
+            shards.iter().flat_map(|(_, s)| s.model.clone()).collect()
+        };
+        run(&opts, &Progress::default()).unwrap();
+        assert_eq!(models_played(&opts), [0].into_iter().collect(), "no best yet: the random init");
+        othello_net::set_best_model(&opts.run, &sidecars[0]).unwrap();
+        opts.games = 4;
+        run(&opts, &Progress::default()).unwrap();
+        assert_eq!(models_played(&opts), [0, 42].into_iter().collect(), "the best, not the newest");
+        opts.gated = false;
+        opts.games = 6;
+        run(&opts, &Progress::default()).unwrap();
+        assert_eq!(models_played(&opts), [0, 42, 84].into_iter().collect(), "ungated: the newest");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn games_are_claimed_in_order_skipping_those_done_without_listing_them() {
+        let mut next = 0;
+        let done = |g: u64| g.is_multiple_of(3);
+        assert_eq!(claim_games(&mut next, u64::MAX, 4, done), [1, 2, 4, 5]);
+        assert_eq!(claim_games(&mut next, u64::MAX, 4, done), [7, 8, 10, 11]);
+        assert_eq!(claim_games(&mut next, 14, 4, done), [13]);
+        assert!(claim_games(&mut next, 14, 4, done).is_empty());
     }
 
     fn run_twice_same(opts: &WorkerOptions) {

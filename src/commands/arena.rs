@@ -1,7 +1,7 @@
 //! `arena`: games between agents on several threads, stored as they end (resumable), with live standings; and
 //! `ratings`: the Elo table of an arena directory.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -13,6 +13,7 @@ use othello_eval::arena::{default_anchor, play, schedule, ArenaDir, Pairing};
 use othello_eval::openings::OpeningSource;
 use othello_eval::ratings::{fit, Ratings};
 use othello_eval::ratings_plot::{curves_from, plot_ratings};
+use othello_eval::sprt::{Decision, Sprt};
 
 /// How the games of a match are set up and run.
 pub struct MatchSetup {
@@ -43,7 +44,7 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
     }
     let all = schedule(&agents, o.gauntlet, o.games)?;
     play_scheduled(o.out, &all, &o.setup)?;
-    ratings(o.out, None, false)
+    ratings(&[o.out.to_path_buf()], o.out, None, false).map(drop)
 }
 
 /// Plays the games of `all` not yet stored in the arena directory `out`, on the setup's threads, with live
@@ -130,8 +131,12 @@ pub struct EvaluateOptions<'a> {
     pub ladder: &'a [String],
     pub games: u32,
     pub simulations: u32,
+    /// The root's Gumbel sequential halving over this many moves (as the run's self-play searches), else PUCT.
+    pub gumbel: Option<usize>,
     /// Rate every this many checkpoints (the newest always).
     pub every: usize,
+    /// Test each rated checkpoint against the best so far and promote it when it is stronger.
+    pub gating: Option<Gating>,
     pub setup: MatchSetup,
     /// Keep watching RUN/models and rate each new checkpoint as it appears (until killed).
     pub watch: bool,
@@ -149,6 +154,11 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         othello_eval::agent_from_spec(spec, 0)?;
     }
     let mut rated = 0;
+    let mut elo_log = EloLog { dir: run.eval_logs(), writer: None, logged_step: None };
+    let search = match o.gumbel {
+        Some(k) => format!("sims={},gumbel={k}", o.simulations),
+        None => format!("sims={}", o.simulations),
+    };
     loop {
         let models = othello_net::list_models(&run.models());
         if models.len() == rated {
@@ -171,8 +181,8 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         let mut all = if o.ladder.len() >= 2 { schedule(o.ladder, None, o.games)? } else { vec![] };
         let mut previous: Option<String> = None;
-        for model in chosen {
-            let spec = format!("net:model=\"{}\",sims={}", model.display(), o.simulations);
+        for model in &chosen {
+            let spec = format!("net:model=\"{}\",{search}", model.display());
             let mut agents: Vec<String> = o.ladder.to_vec();
             agents.extend(previous.take());
             agents.push(spec.clone());
@@ -181,34 +191,118 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         let mut keys = std::collections::HashSet::new();
         all.retain(|p| keys.insert(p.key.clone()));
+        if let Some(gating) = &o.gating {
+            gating.promote(&run, &chosen, &search, &o.setup)?;
+        }
         play_scheduled(&run.eval(), &all, &o.setup)?;
-        ratings(&run.eval(), None, false)?;
+        let fit = ratings(&[run.eval()], &run.eval(), None, false)?;
+        elo_log.write(&fit)?;
         if !o.watch {
             return Ok(());
         }
     }
 }
 
-/// Fits, prints and stores the ratings of an arena directory, the anchor (a player and its Elo) as given, else
-/// [`default_anchor`] at 0.
-pub fn ratings(dir: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Result<()> {
-    // A run directory's games are in RUN/eval.
+/// Gating: self-play plays the best checkpoint rather than the newest, and a checkpoint becomes the best once a
+/// sequential test says it is stronger than the best before it.
+pub struct Gating {
+    /// H1 of the test: the checkpoint is this many Elo stronger (H0: it is not stronger), at 5% errors each way.
+    pub elo1: f64,
+    /// A test still undecided after this many game pairs leaves the best as it is.
+    pub max_pairs: u64,
+}
+
+impl Gating {
+    /// Tests `models` (oldest first) newer than the best, each against the best of its moment (network + `search`
+    /// on both sides), promoting those accepted; the first checkpoint is the first best. Each test's games and
+    /// decision are in RUN/eval/gate/<model>/, so a restarted stage replays no game.
+    fn promote(&self, run: &othello_run::RunDir, models: &[&PathBuf], search: &str, setup: &MatchSetup) -> Result<()> {
+        let step = |model: &Path| othello_net::read_info(model).map(|i| i.step).map_err(anyhow::Error::from);
+        let spec = |model: &Path| format!("net:model=\"{}\",{search}", model.display());
+        for model in models {
+            let Some(best) = othello_net::best_model(run) else {
+                othello_net::set_best_model(run, model)?;
+                eprintln!("gating: {} is the first best", model.display());
+                continue;
+            };
+            if step(model)? <= step(&best)? {
+                continue;
+            }
+            let stem = model.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+            let decision = sprt(SprtOptions {
+                out: &run.gate(&stem),
+                candidate: &spec(model),
+                baseline: &spec(&best),
+                test: Sprt::new(0.0, self.elo1, 0.05, 0.05)?,
+                rules: setup.rules,
+                seed: setup.seed,
+                openings: setup.openings.clone(),
+                max_pairs: self.max_pairs,
+            })?;
+            if decision == Decision::H1 {
+                othello_net::set_best_model(run, model)?;
+                eprintln!("gating: {} is the new best", model.display());
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The Elo of each newly rated checkpoint, at its step, in a TensorBoard event file of RUN/logs/eval (a run of
+/// its own beside the trainer's, so that neither's steps look out of order to TensorBoard).
+struct EloLog {
+    dir: PathBuf,
+    writer: Option<othello_train::log::EventWriter>,
+    logged_step: Option<u64>,
+}
+
+impl EloLog {
+    fn write(&mut self, fit: &Ratings) -> Result<()> {
+        let (curves, _) = curves_from(fit);
+        let mut points: Vec<_> = curves.iter().flat_map(|c| c.points.iter()).collect();
+        points.sort_by_key(|p| p.step);
+        let logged = self.logged_step;
+        for p in points.into_iter().filter(|p| logged.is_none_or(|s| p.step > s)) {
+            let writer = match &mut self.writer {
+                Some(w) => w,
+                None => self.writer.insert(othello_train::log::EventWriter::create(&self.dir)?),
+            };
+            writer.scalars(&[("elo", p.elo as f32), ("elo_interval95", p.interval95 as f32)], p.step)?;
+            self.logged_step = Some(p.step);
+        }
+        Ok(())
+    }
+}
+
+/// Where a directory's games are: an arena directory, or a run directory's RUN/eval.
+pub fn games_dir(dir: &Path) -> PathBuf {
     let run_eval = othello_run::RunDir::new(dir).eval();
-    let dir = if !ArenaDir::new(dir).results().exists() && ArenaDir::new(&run_eval).results().exists() {
-        run_eval.as_path()
+    if !ArenaDir::new(dir).results().exists() && ArenaDir::new(&run_eval).results().exists() {
+        run_eval
     } else {
-        dir
-    };
-    let arena = ArenaDir::new(dir);
-    let rows = arena.read()?;
+        dir.to_path_buf()
+    }
+}
+
+/// Fits, prints and stores (in `out`) the ratings of the games in `dirs` (arena directories or runs), together:
+/// runs evaluated on the same fixed ladder are rated on one scale. The anchor (a player and its Elo) as given,
+/// else [`default_anchor`] at 0. A game stored by two runs (the same key: players, opening and colours, as the
+/// fixed ladder's round robin is) counts once.
+pub fn ratings(dirs: &[PathBuf], out: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Result<Ratings> {
+    let mut rows = Vec::new();
+    let mut keys = std::collections::HashSet::new();
+    for dir in dirs {
+        let games = ArenaDir::new(games_dir(dir));
+        rows.extend(games.read()?.into_iter().filter(|r| keys.insert(r.key.clone())));
+    }
+    let arena = ArenaDir::new(out);
     let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
+    let names = || dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
     let (anchor, anchor_elo) = match anchor {
         Some(given) => given,
-        None => {
-            (default_anchor(&rows).with_context(|| format!("{}: no games stored yet", arena.results().display()))?, 0.0)
-        }
+        None => (default_anchor(&rows).with_context(|| format!("{}: no games stored yet", names()))?, 0.0),
     };
-    let fit = fit(&games, anchor, anchor_elo).with_context(|| format!("rating {}", arena.results().display()))?;
+    let fit = fit(&games, anchor, anchor_elo).with_context(|| format!("rating the games of {}", names()))?;
     print_table(&fit);
     if los_matrix {
         print_los(&fit);
@@ -239,6 +333,7 @@ pub fn ratings(dir: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Res
             "score": r.score,
         })).collect::<Vec<_>>(),
     });
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     for (path, text) in [(arena.ratings_csv(), csv), (arena.ratings_json(), format!("{json:#}\n"))] {
         othello_run::write_atomic(&path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
     }
@@ -248,7 +343,7 @@ pub fn ratings(dir: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Res
         plot_ratings(&curves, &fixed, &svg).map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
         eprintln!("Elo of the checkpoints drawn in {}", svg.display());
     }
-    Ok(())
+    Ok(fit)
 }
 
 fn print_table(fit: &Ratings) {
@@ -303,8 +398,8 @@ pub struct SprtOptions<'a> {
 
 /// `sprt`: game pairs between a candidate and a baseline until the log-likelihood ratio crosses a bound. Games are
 /// stored as the arena stores them, so a rerun continues the test; the decision goes to `OUT/sprt.json`.
-pub fn sprt(o: SprtOptions) -> Result<()> {
-    use othello_eval::sprt::{pair_category, Decision};
+pub fn sprt(o: SprtOptions) -> Result<Decision> {
+    use othello_eval::sprt::pair_category;
     anyhow::ensure!(o.candidate != o.baseline, "the candidate and the baseline are the same agent");
     for spec in [o.candidate, o.baseline] {
         othello_eval::agent_from_spec(spec, 0)?;
@@ -371,5 +466,5 @@ pub fn sprt(o: SprtOptions) -> Result<()> {
     let path = o.out.join("sprt.json");
     othello_run::write_atomic(&path, format!("{json:#}\n").as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
+    Ok(decision)
 }

@@ -1,6 +1,6 @@
 //! `oracle`: an agent against perfect play on positions from WTHOR games.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -23,6 +23,35 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
     println!(
         "{}: {} positions with {empties} empties: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
         agent.name(),
+        report.positions,
+        100.0 * report.optimal_rate(),
+        100.0 * low,
+        100.0 * high,
+        report.mean_loss(),
+        report.mean_loss_half_width()
+    );
+    Ok(())
+}
+
+/// `optimal-moves`: how often `player`'s moves in an arena directory's games were optimal.
+pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize) -> Result<()> {
+    use othello_eval::endgame_oracle::{played_moves, score_played, solve_all};
+    let played = played_moves(&othello_eval::arena::ArenaDir::new(dir), player, max_empties)?;
+    anyhow::ensure!(
+        !played.is_empty(),
+        "{}: no move of '{player}' with a choice and at most {max_empties} empties",
+        dir.display()
+    );
+    let positions: Vec<_> = played.iter().map(|(game, _)| game.clone()).collect();
+    let bar = ProgressBar::new(positions.len() as u64).with_style(
+        ProgressStyle::with_template("{bar:30} {pos}/{len} positions solved  ETA {eta}").expect("a valid template"),
+    );
+    let solutions = solve_all(&positions, threads, || bar.inc(1))?;
+    bar.finish_and_clear();
+    let report = score_played(&played, &solutions);
+    let (low, high) = report.optimal_interval();
+    println!(
+        "{player}: {} moves with at most {max_empties} empties: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
         report.positions,
         100.0 * report.optimal_rate(),
         100.0 * low,

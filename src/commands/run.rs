@@ -105,8 +105,9 @@ pub fn run(o: RunOptions) -> Result<()> {
         .0
         .push(("evaluation", spawn(&["evaluate", "--run", run_arg, "--watch", "--threads", &eval_arg], 1, "eval")?));
     eprintln!(
-        "run {}: self-play on {selfplay_threads} threads, the trainer, evaluation on {eval_threads}; {}; logs in {}",
+        "run {}: self-play on {selfplay_threads} thread{}, the trainer, evaluation on {eval_threads}; {}; logs in {}",
         run.root().display(),
+        if selfplay_threads == 1 { "" } else { "s" },
         match (steps, minutes) {
             (0, m) if m <= 0.0 => "until stopped".to_string(),
             (0, m) => format!("for {m} minutes"),
@@ -189,6 +190,16 @@ pub fn run(o: RunOptions) -> Result<()> {
     Ok(())
 }
 
+/// The last whole line of the training log (`logs/scalars.csv`), its values in the order of its columns; a line
+/// being appended (and the header) does not parse and is passed over.
+fn last_logged(run: &RunDir) -> Option<Vec<f64>> {
+    let text = std::fs::read_to_string(run.scalars()).ok()?;
+    text.lines().rev().find_map(|line| {
+        let row: Vec<f64> = line.split(',').map(|v| v.parse().ok()).collect::<Option<_>>()?;
+        (row.len() == othello_train::log::COLUMNS.len()).then_some(row)
+    })
+}
+
 /// What the status view shows, read from the run directory.
 #[derive(Default)]
 struct Status {
@@ -209,7 +220,14 @@ impl Status {
             d.filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".npz")).count()
         });
         status.games = shards as u64 * games_per_shard;
-        if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
+        // The training log moves every few steps; checkpoints come far apart on a large board.
+        if let Some(row) = last_logged(run) {
+            let column =
+                |name: &str| othello_train::log::COLUMNS.iter().position(|c| *c == name).map_or(f64::NAN, |i| row[i]);
+            status.step = column("step") as u64;
+            status.positions = column("positions") as u64;
+            (status.policy_loss, status.value_loss) = (column("policy_loss") as f32, column("value_loss") as f32);
+        } else if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
             status.step = info.step;
             if let Some(t) = info.training {
                 status.positions = t.positions_seen;

@@ -27,6 +27,7 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
         worker: worker_id,
         seed: config.seed,
         network: config.network.clone(),
+        gated: config.eval.gating,
     };
     let progress = Progress::default();
     let bar = ProgressBar::new(games);

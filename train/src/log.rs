@@ -60,13 +60,15 @@ pub struct RunLog {
 
 /// A TensorBoard event file (`events.out.tfevents.*`) of scalars, written with tensorboard-rs's record framing
 /// and summaries on a file of our own, so that a full disk or a vanished directory is an error naming the file.
-struct EventWriter {
+pub struct EventWriter {
     path: PathBuf,
     records: RecordWriter<File>,
 }
 
 impl EventWriter {
-    fn create(dir: &Path) -> Result<EventWriter, LogError> {
+    /// A new event file in `dir` (created if missing).
+    pub fn create(dir: &Path) -> Result<EventWriter, LogError> {
+        std::fs::create_dir_all(dir).map_err(|e| LogError { path: dir.to_path_buf(), problem: e.to_string() })?;
         let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
         let path = dir.join(format!("events.out.tfevents.{:010}.othello-zero.{}", now.as_secs(), std::process::id()));
         let file = File::create(&path).map_err(|e| LogError { path: path.clone(), problem: e.to_string() })?;
@@ -84,7 +86,8 @@ impl EventWriter {
         self.records.write(&bytes).map_err(|e| fail(e.to_string()))
     }
 
-    fn scalars(&mut self, values: &[(&str, f32)], step: u64) -> Result<(), LogError> {
+    /// Writes `values` (tag, value) at `step` and flushes them.
+    pub fn scalars(&mut self, values: &[(&str, f32)], step: u64) -> Result<(), LogError> {
         let wall_time = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
         for (name, value) in values {
             let mut event = Event::new();
