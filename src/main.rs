@@ -302,6 +302,11 @@ enum Command {
         /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.
         #[arg(long)]
         threads: Option<usize>,
+        /// Begin a fresh run from this checkpoint's weights (a network pre-trained on WTHOR, say: `import-wthor`
+        /// and `train` in a run of its own) instead of a random initialisation. The run is labelled a warm start
+        /// wherever it is rated.
+        #[arg(long)]
+        warm_start: Option<PathBuf>,
     },
     /// Train the network of RUN on the replay window of RUN/replay; checkpoints go to RUN/models (resumes from
     /// the newest one).
@@ -493,10 +498,11 @@ fn main() -> Result<()> {
         Command::Selfplay { run, games, threads, worker, config } => {
             selfplay::run(&RunDir::new(run), games, threads, worker, config.as_deref())
         }
-        Command::Run { run, config, steps, minutes, threads } => {
+        Command::Run { run, config, steps, minutes, threads, warm_start } => {
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));
             let run = RunDir::new(run);
-            run::run(run::RunOptions { run: &run, config: config.as_deref(), steps, minutes, threads })
+            let warm_start = warm_start.as_deref();
+            run::run(run::RunOptions { run: &run, config: config.as_deref(), steps, minutes, threads, warm_start })
         }
         Command::Train { run, steps, exit_when_starved, config } => {
             train::run(&RunDir::new(run), config.as_deref(), steps, exit_when_starved)

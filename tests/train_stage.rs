@@ -368,3 +368,61 @@ fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
     }
     let _ = std::fs::remove_dir_all(&run);
 }
+
+/// A warm start: a fresh run begins from another run's checkpoint (the same weights as its step 0), is labelled
+/// so in its ratings picture, and goes on training; a checkpoint of another architecture, or a run with
+/// checkpoints of its own, is refused by name.
+#[test]
+fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
+    let source_run = imported_run("warm-source");
+    assert!(train(&source_run, 10).status.success());
+    let source = RunDir::new(&source_run).models().join("model-000000010.json");
+    let run = temp_run("warm-start");
+    let config = run.join("warm.toml");
+    let small = "[selfplay]\nsimulations = 4\ngames_in_flight = 8\ngames_per_shard = 8\n\
+                 [eval]\nladder = [\"random\"]\ngames = 2\nsimulations = 4\n";
+    std::fs::write(&config, format!("{CONFIG}{small}")).unwrap();
+    let warm_run = |dir: &Path, config: &Path| {
+        bin()
+            .args(["run", "--run", dir.to_str().unwrap(), "--config", config.to_str().unwrap()])
+            .args(["--steps", "20", "--threads", "2", "--warm-start", source.to_str().unwrap()])
+            .output()
+            .unwrap()
+    };
+    let out = warm_run(&run, &config);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let dir = RunDir::new(&run);
+    assert_eq!(std::fs::read_to_string(dir.warm_start()).unwrap().trim(), source.to_str().unwrap());
+    // Step 0 is the source's network: the same outputs on the same positions.
+    let device = Device::flex();
+    let rules = othello_core::Rules::othello();
+    let positions: Vec<_> = ["f5", "f5d6c3", "f5d6c3d3c4"]
+        .iter()
+        .map(|t| *othello_core::Game::replay(rules, &othello_core::parse_transcript(t).unwrap()).unwrap().position())
+        .collect();
+    let outputs = |path: &Path| {
+        let (net, _) = load_model(path, None, &device).unwrap();
+        let p = othello_net::predict(&net, &device, &rules, &positions, &[othello_core::Symmetry::IDENTITY; 3]);
+        p.iter().map(|p| (p.policy.to_vec(), p.value)).collect::<Vec<_>>()
+    };
+    assert_eq!(outputs(&dir.models().join("model-000000000.json")), outputs(&source));
+    assert!(dir.models().join("model-000000020.json").exists(), "training went on from it");
+    let svg = std::fs::read_to_string(dir.eval().join("ratings.svg")).unwrap();
+    assert!(svg.contains("(warm start)"), "the run is labelled a warm start");
+    // Run again with the same command: it resumes.
+    assert!(warm_run(&run, &config).status.success());
+
+    // Another architecture is refused, naming the checkpoint; so is a run with checkpoints of its own.
+    let other = temp_run("warm-other");
+    let wider = other.join("wider.toml");
+    std::fs::write(&wider, format!("{}{small}", CONFIG.replace("filters = 8", "filters = 16"))).unwrap();
+    let out = warm_run(&other, &wider);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("model-000000010"), "{stderr}");
+    let out = warm_run(&source_run, &config);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("checkpoints of its own"), "{stderr}");
+    for d in [source_run, run, other] {
+        let _ = std::fs::remove_dir_all(d);
+    }
+}

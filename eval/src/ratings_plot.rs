@@ -47,7 +47,10 @@ pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
             fixed.push((r.player.clone(), r.elo));
             continue;
         };
-        let label = r.player.replace(&model, &run.display().to_string());
+        // A run begun from another network's weights says so wherever it is drawn.
+        let warm = othello_run::RunDir::new(&run).warm_start().exists();
+        let name = format!("{}{}", run.display(), if warm { " (warm start)" } else { "" });
+        let label = r.player.replace(&model, &name);
         let started = run_started(&run);
         let written_at = training.written_at;
         let hours = (written_at > 0 && started > 0).then(|| written_at.saturating_sub(started) as f64 / 3600.0);

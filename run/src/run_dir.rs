@@ -23,6 +23,11 @@ impl RunDir {
         self.root.join("config.toml")
     }
 
+    /// `warm-start.txt`: in a run begun from another network's weights, that checkpoint's path (one line).
+    pub fn warm_start(&self) -> PathBuf {
+        self.root.join("warm-start.txt")
+    }
+
     /// `replay/`: replay shards from the self-play workers.
     pub fn replay(&self) -> PathBuf {
         self.root.join("replay")
@@ -83,6 +88,7 @@ mod tests {
         let run = RunDir::new("/runs/a");
         for path in [
             run.config(),
+            run.warm_start(),
             run.replay(),
             run.models(),
             run.best_model(),
@@ -103,8 +109,18 @@ mod tests {
     fn no_other_source_file_spells_a_run_directory_path() {
         let workspace = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let this = Path::new(file!()).file_name().expect("a file name");
-        let names =
-            ["replay", "models", "logs", "eval", "gate", "config.toml", "best.txt", "scalars.csv", "curves.svg"];
+        let names = [
+            "replay",
+            "models",
+            "logs",
+            "eval",
+            "gate",
+            "config.toml",
+            "warm-start.txt",
+            "best.txt",
+            "scalars.csv",
+            "curves.svg",
+        ];
         let mut spelt = vec![];
         let mut files = 0;
         for dir in ["src", "tests", "core", "run", "net", "selfplay", "train", "eval"] {

@@ -13,29 +13,15 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
     let positions = othello_eval::oracle_positions(&games, empties, count, seed);
     anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
     let mut agent = othello_eval::agent_from_spec(agent, seed)?;
-    let bar = ProgressBar::new(positions.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} positions solved  ETA {eta}").expect("a valid template"),
-    );
-    let solutions = othello_eval::endgame_oracle::solve_all(&positions, threads, || bar.inc(1))?;
-    bar.finish_and_clear();
+    let solutions = solve_with_progress(&positions, threads)?;
     let report = othello_eval::endgame_oracle::evaluate(&mut agent, &positions, &solutions)?;
-    let (low, high) = report.optimal_interval();
-    println!(
-        "{}: {} positions with {empties} empties: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
-        agent.name(),
-        report.positions,
-        100.0 * report.optimal_rate(),
-        100.0 * low,
-        100.0 * high,
-        report.mean_loss(),
-        report.mean_loss_half_width()
-    );
+    print_report(&format!("{}: {} positions with {empties} empties", agent.name(), report.positions), &report);
     Ok(())
 }
 
 /// `optimal-moves`: how often `player`'s moves in an arena directory's games were optimal.
 pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize) -> Result<()> {
-    use othello_eval::endgame_oracle::{played_moves, score_played, solve_all};
+    use othello_eval::endgame_oracle::{played_moves, score_played};
     let played = played_moves(&othello_eval::arena::ArenaDir::new(dir), player, max_empties)?;
     anyhow::ensure!(
         !played.is_empty(),
@@ -43,23 +29,31 @@ pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize)
         dir.display()
     );
     let positions: Vec<_> = played.iter().map(|(game, _)| game.clone()).collect();
+    let report = score_played(&played, &solve_with_progress(&positions, threads)?);
+    print_report(&format!("{player}: {} moves with at most {max_empties} empties", report.positions), &report);
+    Ok(())
+}
+
+/// Every move of each position solved exactly, `threads` positions at a time, with a progress bar.
+fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Result<Vec<othello_core::solve::Solution>> {
     let bar = ProgressBar::new(positions.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} positions solved  ETA {eta}").expect("a valid template"),
     );
-    let solutions = solve_all(&positions, threads, || bar.inc(1))?;
+    let solutions = othello_eval::endgame_oracle::solve_all(positions, threads, || bar.inc(1))?;
     bar.finish_and_clear();
-    let report = score_played(&played, &solutions);
+    Ok(solutions)
+}
+
+fn print_report(what: &str, report: &othello_eval::OracleReport) {
     let (low, high) = report.optimal_interval();
     println!(
-        "{player}: {} moves with at most {max_empties} empties: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
-        report.positions,
+        "{what}: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
         100.0 * report.optimal_rate(),
         100.0 * low,
         100.0 * high,
         report.mean_loss(),
         report.mean_loss_half_width()
     );
-    Ok(())
 }
 
 /// `agreement`: how often a network's most probable legal move is the move played in WTHOR games (use games the

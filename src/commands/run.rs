@@ -48,6 +48,8 @@ pub struct RunOptions<'a> {
     pub minutes: Option<f64>,
     /// Cores to use in all (default: this machine's).
     pub threads: usize,
+    /// A checkpoint whose weights begin a fresh run.
+    pub warm_start: Option<&'a Path>,
 }
 
 /// The children, killed when dropped (an error or Ctrl-C in this process leaves no stage running).
@@ -66,6 +68,9 @@ pub fn run(o: RunOptions) -> Result<()> {
     let run = o.run;
     // Fix the run's config first, so every child reads the same file.
     let config = RunConfig::for_run(run, o.config)?;
+    if let Some(source) = o.warm_start {
+        warm_start(run, &config, source)?;
+    }
     let logs = run.logs();
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let exe = std::env::current_exe().context("finding this executable")?;
@@ -121,7 +126,8 @@ pub fn run(o: RunOptions) -> Result<()> {
         ProgressBar::new_spinner().with_style(ProgressStyle::with_template("{spinner} {msg}").expect("a template"));
     let started = Instant::now();
     let mut last_plain = Instant::now();
-    let mut first_games: Option<(u64, Instant)> = None;
+    // The first reading of games, positions and step: the rates are taken from there.
+    let mut first: Option<(Status, Instant)> = None;
     let outcome = loop {
         std::thread::sleep(Duration::from_secs(2));
         let mut failed = None;
@@ -136,12 +142,28 @@ pub fn run(o: RunOptions) -> Result<()> {
             break result;
         }
         let status = Status::read(run, config.selfplay.games_per_shard as u64);
-        let (games, at) = *first_games.get_or_insert((status.games, Instant::now()));
-        let rate = (status.games - games.min(status.games)) as f64 / at.elapsed().as_secs_f64().max(1.0);
+        let (base, at) = first.get_or_insert_with(|| (status.clone(), Instant::now()));
+        let seconds = at.elapsed().as_secs_f64().max(1.0);
+        let per_second = |now: u64, then: u64| now.saturating_sub(then) as f64 / seconds;
+        let (games_rate, positions_rate, step_rate) = (
+            per_second(status.games, base.games),
+            per_second(status.positions, base.positions),
+            per_second(status.step, base.step),
+        );
         let elapsed = started.elapsed().as_secs_f64() / 60.0;
-        let left =
-            if minutes > 0.0 { format!("  {:.1} of {minutes} min", elapsed) } else { format!("  {elapsed:.1} min") };
-        let line = format!("{}  {rate:.1} games/s{left}", status.line());
+        // Whichever limit comes first: the time, or the steps at the trainer's pace so far.
+        let by_time = (minutes > 0.0).then_some(minutes - elapsed);
+        let by_steps =
+            (steps > 0 && step_rate > 0.0).then(|| steps.saturating_sub(status.step) as f64 / step_rate / 60.0);
+        let eta = match (by_time, by_steps) {
+            (Some(a), Some(b)) => format!("  ETA {:.1} min", a.min(b)),
+            (Some(a), None) | (None, Some(a)) => format!("  ETA {a:.1} min"),
+            (None, None) => String::new(),
+        };
+        let line = format!(
+            "{}  {games_rate:.1} games/s  {positions_rate:.0} positions/s  {elapsed:.1} min{eta}",
+            status.line()
+        );
         if bar.is_hidden() {
             if last_plain.elapsed() >= PLAIN_EVERY {
                 eprintln!("{line}");
@@ -190,6 +212,42 @@ pub fn run(o: RunOptions) -> Result<()> {
     Ok(())
 }
 
+/// Begins a fresh run from `source`'s weights: named first in RUN/warm-start.txt (which labels the run wherever
+/// it is rated), then copied in as the step-0 checkpoint, which self-play and the trainer take up as any other. A
+/// run that already holds its warm start's checkpoints goes on; one with checkpoints of its own is refused.
+fn warm_start(run: &RunDir, config: &RunConfig, source: &Path) -> Result<()> {
+    let source = othello_net::resolve_model(source)?;
+    if newest_model(&run.models()).is_some() {
+        anyhow::ensure!(
+            run.warm_start().exists(),
+            "{} already has checkpoints of its own: a warm start only begins a fresh run",
+            run.root().display()
+        );
+        return Ok(());
+    }
+    let device = othello_net::DeviceChoice::Flex.device()?;
+    // The run's architecture: another one is refused here, naming the file.
+    let (net, _) = othello_net::load_model(&source, Some(&config.network), &device)?;
+    let path = run.warm_start();
+    othello_run::write_atomic(&path, format!("{}\n", source.display()).as_bytes())
+        .with_context(|| format!("writing {}", path.display()))?;
+    let training = othello_net::TrainingInfo {
+        rules: config.rules.clone(),
+        positions_seen: 0,
+        window: 0,
+        losses: Default::default(),
+        // As the trainer's sidecars: the hash of the run's config text.
+        config_hash: othello_train::trainer::fingerprint(&std::fs::read_to_string(run.config()).unwrap_or_default()),
+        optimizer_state: None,
+        written_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+    };
+    let info =
+        othello_net::ModelInfo { architecture: config.network.clone(), step: 0, samples: 0, training: Some(training) };
+    othello_net::save_model(&run.models(), &net, &info)?;
+    eprintln!("warm start: {} is step 0 of {}", source.display(), run.root().display());
+    Ok(())
+}
+
 /// The last whole line of the training log (`logs/scalars.csv`), its values in the order of its columns; a line
 /// being appended (and the header) does not parse and is passed over.
 fn last_logged(run: &RunDir) -> Option<Vec<f64>> {
@@ -201,12 +259,14 @@ fn last_logged(run: &RunDir) -> Option<Vec<f64>> {
 }
 
 /// What the status view shows, read from the run directory.
-#[derive(Default)]
+#[derive(Clone, Default)]
 struct Status {
     /// Self-play games stored (whole shards).
     games: u64,
     step: u64,
     positions: u64,
+    /// The replay window the trainer draws from (0 before its first log line).
+    window: u64,
     policy_loss: f32,
     value_loss: f32,
     /// The newest rated checkpoint: its step, Elo and 95% interval.
@@ -226,6 +286,7 @@ impl Status {
                 |name: &str| othello_train::log::COLUMNS.iter().position(|c| *c == name).map_or(f64::NAN, |i| row[i]);
             status.step = column("step") as u64;
             status.positions = column("positions") as u64;
+            status.window = column("window") as u64;
             (status.policy_loss, status.value_loss) = (column("policy_loss") as f32, column("value_loss") as f32);
         } else if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
             status.step = info.step;
@@ -244,8 +305,8 @@ impl Status {
             format!("Elo {elo:+.0} +- {ci:.0} (step {step})")
         });
         format!(
-            "games {}  step {}  positions {}  policy loss {:.3}  value loss {:.3}  {elo}",
-            self.games, self.step, self.positions, self.policy_loss, self.value_loss
+            "games {}  step {}  positions {}  window {}  policy loss {:.3}  value loss {:.3}  {elo}",
+            self.games, self.step, self.positions, self.window, self.policy_loss, self.value_loss
         )
     }
 }
