@@ -534,7 +534,11 @@ fn main() -> Result<()> {
                 gumbel: (config.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
                     .then_some(config.selfplay.gumbel_considered),
                 every: every.unwrap_or(eval.every),
-                gating: eval.gating.then_some(arena::Gating { elo1: eval.gating_elo, max_pairs: eval.gating_pairs }),
+                gating: eval.gating.then(|| arena::Gating {
+                    elo1: eval.gating_elo,
+                    max_pairs: eval.gating_pairs,
+                    tested: Default::default(),
+                }),
                 setup,
                 watch,
             })

@@ -147,7 +147,7 @@ pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<
             .ok()
             .and_then(|moves| Game::replay(full.rules, &moves).ok())
             .ok_or_else(|| fail(format!("the opening '{}' does not replay", row.opening)))?;
-        let squares = (full.rules.size * full.rules.size) as u32;
+        let squares = full.rules.mask().count_ones();
         let mut game = opening.clone();
         for &mv in &full.moves()[opening.moves().len().min(full.moves().len())..] {
             let empties = squares - game.position().occupied().count();

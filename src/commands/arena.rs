@@ -191,7 +191,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         let mut keys = std::collections::HashSet::new();
         all.retain(|p| keys.insert(p.key.clone()));
-        if let Some(gating) = &o.gating {
+        if let Some(gating) = &mut o.gating {
             gating.promote(&run, &chosen, &search, &o.setup)?;
         }
         play_scheduled(&run.eval(), &all, &o.setup)?;
@@ -210,13 +210,22 @@ pub struct Gating {
     pub elo1: f64,
     /// A test still undecided after this many game pairs leaves the best as it is.
     pub max_pairs: u64,
+    /// Checkpoints already tested by this process: a retest against the same best would only replay its stored
+    /// games to the same decision, and a newer best makes them older than it.
+    pub tested: std::collections::HashSet<PathBuf>,
 }
 
 impl Gating {
     /// Tests `models` (oldest first) newer than the best, each against the best of its moment (network + `search`
     /// on both sides), promoting those accepted; the first checkpoint is the first best. Each test's games and
     /// decision are in RUN/eval/gate/<model>/, so a restarted stage replays no game.
-    fn promote(&self, run: &othello_run::RunDir, models: &[&PathBuf], search: &str, setup: &MatchSetup) -> Result<()> {
+    fn promote(
+        &mut self,
+        run: &othello_run::RunDir,
+        models: &[&PathBuf],
+        search: &str,
+        setup: &MatchSetup,
+    ) -> Result<()> {
         let step = |model: &Path| othello_net::read_info(model).map(|i| i.step).map_err(anyhow::Error::from);
         let spec = |model: &Path| format!("net:model=\"{}\",{search}", model.display());
         for model in models {
@@ -225,7 +234,7 @@ impl Gating {
                 eprintln!("gating: {} is the first best", model.display());
                 continue;
             };
-            if step(model)? <= step(&best)? {
+            if self.tested.contains(*model) || step(model)? <= step(&best)? {
                 continue;
             }
             let stem = model.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
@@ -239,6 +248,7 @@ impl Gating {
                 openings: setup.openings.clone(),
                 max_pairs: self.max_pairs,
             })?;
+            self.tested.insert(model.to_path_buf());
             if decision == Decision::H1 {
                 othello_net::set_best_model(run, model)?;
                 eprintln!("gating: {} is the new best", model.display());
