@@ -316,6 +316,9 @@ enum Command {
         /// Stop at this step (default: the config's max_steps; 0 there means never).
         #[arg(long)]
         steps: Option<u64>,
+        /// Stop after this many minutes, with a checkpoint of the last step.
+        #[arg(long)]
+        minutes: Option<f64>,
         /// Stop when there is nothing left to train on (the throttle or no data) instead of waiting.
         #[arg(long)]
         exit_when_starved: bool,
@@ -504,8 +507,8 @@ fn main() -> Result<()> {
             let warm_start = warm_start.as_deref();
             run::run(run::RunOptions { run: &run, config: config.as_deref(), steps, minutes, threads, warm_start })
         }
-        Command::Train { run, steps, exit_when_starved, config } => {
-            train::run(&RunDir::new(run), config.as_deref(), steps, exit_when_starved)
+        Command::Train { run, steps, minutes, exit_when_starved, config } => {
+            train::run(&RunDir::new(run), config.as_deref(), steps, minutes, exit_when_starved)
         }
         Command::ImportWthor { files, run, games_per_shard } => {
             import_wthor::run(&files, &RunDir::new(run), games_per_shard)
@@ -533,6 +536,7 @@ fn main() -> Result<()> {
                 simulations: sims.unwrap_or(eval.simulations),
                 gumbel: (config.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
                     .then_some(config.selfplay.gumbel_considered),
+                score_utility: config.selfplay.mcts.score_utility,
                 every: every.unwrap_or(eval.every),
                 gating: eval.gating.then(|| arena::Gating {
                     elo1: eval.gating_elo,

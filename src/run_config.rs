@@ -44,8 +44,12 @@ pub struct EvalConfig {
     pub games: u32,
     /// The checkpoints' simulations per move.
     pub simulations: u32,
-    /// Threads of the evaluation stage: its share of the machine (`run` gives self-play the rest).
+    /// Threads playing the evaluation's games.
     pub threads: usize,
+    /// The evaluation's scheduling priority under `run` (Unix nice, 0-19). Above 0 it takes less of a busy
+    /// machine than self-play and the trainer, which every core is given to, so that rating slows learning less;
+    /// 0: an equal share.
+    pub nice: u8,
     /// Rate every N-th checkpoint (and the newest).
     pub every: usize,
     /// Gating: self-play plays the best checkpoint, not the newest; each rated checkpoint becomes the best when
@@ -64,6 +68,7 @@ impl Default for EvalConfig {
             games: 20,
             simulations: 64,
             threads: 1,
+            nice: 5,
             every: 1,
             gating: false,
             gating_elo: 30.0,
@@ -93,6 +98,21 @@ impl RunConfig {
             config.eval.gating_elo.is_finite() && config.eval.gating_elo > 0.0,
             "config {origin}: [eval] gating_elo = {} (expected more than 0)",
             config.eval.gating_elo
+        );
+        let shares = [
+            ("full_search_share", config.selfplay.full_search_share),
+            ("solved_exploration", config.selfplay.solved_exploration),
+        ];
+        for (key, share) in shares {
+            anyhow::ensure!(
+                (0.0..=1.0).contains(&share),
+                "config {origin}: [selfplay] {key} = {share} (expected 0 to 1)"
+            );
+        }
+        anyhow::ensure!(
+            config.eval.nice <= 19,
+            "config {origin}: [eval] nice = {} (expected 0 to 19)",
+            config.eval.nice
         );
         anyhow::ensure!(
             config.minutes.is_finite() && config.minutes >= 0.0,
@@ -161,6 +181,14 @@ mod tests {
         assert!(format!("{err:#}").contains("e.toml") && format!("{err:#}").contains("depht"), "{err:#}");
         let err = RunConfig::parse("minutes = -3\n", "m.toml").unwrap_err();
         assert!(format!("{err:#}").contains("minutes"), "{err:#}");
+        for (text, key) in [
+            ("[selfplay]\nsolved_exploration = 1.5\n", "solved_exploration"),
+            ("[selfplay]\nfull_search_share = nan\n", "full_search_share"),
+            ("[eval]\nnice = 20\n", "nice"),
+        ] {
+            let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
+            assert!(err.contains("s.toml") && err.contains(key), "{err}");
+        }
     }
 
     /// Every enum-like key refuses a value it does not know, naming the file, the line (which shows the key) and

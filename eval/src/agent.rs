@@ -41,9 +41,10 @@ impl Agent for Box<dyn Agent> {
 ///   WTHOR-fitted pattern evaluation, exact from K empties (8x8 Othello only; default depth 6);
 /// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
 /// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
-/// - `net:model=M[,sims=N][,gumbel[=K]][,device=D]`: the network with MCTS (PUCT, or Gumbel AlphaZero's root
-///   with K considered moves), no root noise, the tree kept between moves (default 200 simulations);
-///   `model` is a checkpoint or a run directory (its newest checkpoint);
+/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,device=D]`: the network with MCTS (PUCT, or Gumbel AlphaZero's
+///   root with K considered moves), no root noise, the tree kept between moves (default 200 simulations); `score`
+///   weighs the predicted disc margin beside the result (the search's `score_utility`, default 0); `model` is a
+///   checkpoint or a run directory (its newest checkpoint);
 /// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///
@@ -75,6 +76,17 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             Some(v) => v.parse::<u32>().ok().filter(|n| range.contains(n)).ok_or_else(|| {
                 bad(format!("{key}={v}: expected a whole number from {} to {}", range.start(), range.end()))
             }),
+        }
+    };
+    // A real parameter from 0 to 10 (default 0).
+    let up_to_ten = |key: &str| -> Result<f32, AgentError> {
+        match params.get(key) {
+            None => Ok(0.0),
+            Some(v) => v
+                .parse::<f32>()
+                .ok()
+                .filter(|x| (0.0..=10.0).contains(x))
+                .ok_or_else(|| bad(format!("{key}={v}: expected a number from 0 to 10"))),
         }
     };
     let seconds = |key: &str| -> Result<Option<std::time::Duration>, AgentError> {
@@ -125,28 +137,23 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
         }
         "policy" => {
             allow(&["model", "temperature", "device"])?;
-            let temperature = match params.get("temperature") {
-                None => 0.0,
-                Some(v) => v
-                    .parse::<f32>()
-                    .ok()
-                    .filter(|t| (0.0..=10.0).contains(t))
-                    .ok_or_else(|| bad(format!("temperature={v}: expected a number from 0 to 10")))?,
-            };
+            let temperature = up_to_ten("temperature")?;
             let name = base.to_string();
             Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
         }
         "net" => {
-            allow(&["model", "sims", "gumbel", "device"])?;
+            allow(&["model", "sims", "gumbel", "score", "device"])?;
             let gumbel = match params.get("gumbel") {
                 None | Some("false") => None,
                 Some("true") => Some(16),
                 Some(_) => Some(number("gumbel", 16, 2..=64)? as usize),
             };
             let sims = number("sims", 200, 1..=1_000_000)?;
+            let score = up_to_ten("score")?;
             let name = base.to_string();
             let model = required("model")?;
-            Box::new(crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, device()?, seed)?)
+            let agent = crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, score, device()?, seed)?;
+            Box::new(agent)
         }
         "engine" => {
             use crate::engine::{EngineAgent, Protocol};
@@ -415,6 +422,7 @@ pub(crate) mod tests {
             ("policy", "needs model="),
             ("net:model=/no/such/run,sims=10", "/no/such/run"),
             ("net:model=x,gumbel=1", "gumbel=1"),
+            ("net:model=x,score=-1", "score=-1"),
             ("engine:cmd=\"a b\",protocol=uci", "protocol=uci"),
             ("engine:cmd=\"a b,protocol=gtp", "unclosed quote"),
         ] {

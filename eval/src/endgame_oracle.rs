@@ -36,6 +36,9 @@ pub struct OracleReport {
     pub positions: usize,
     /// Positions where the agent's move reaches the exact best score.
     pub optimal: usize,
+    /// Positions where the agent's move keeps the position's result under perfect play (a win stays a win, a draw
+    /// a draw): the moves a player that plays for the result alone counts as right.
+    pub result_kept: usize,
     /// Discs lost against perfect play, summed.
     pub total_loss: i64,
     /// The squares of the losses, summed (for the interval of the mean).
@@ -45,6 +48,9 @@ pub struct OracleReport {
 impl OracleReport {
     pub fn optimal_rate(&self) -> f64 {
         self.optimal as f64 / self.positions.max(1) as f64
+    }
+    pub fn result_kept_rate(&self) -> f64 {
+        self.result_kept as f64 / self.positions.max(1) as f64
     }
     pub fn mean_loss(&self) -> f64 {
         self.total_loss as f64 / self.positions.max(1) as f64
@@ -67,7 +73,7 @@ impl OracleReport {
 
 impl OracleReport {
     fn new() -> OracleReport {
-        OracleReport { positions: 0, optimal: 0, total_loss: 0, total_squared_loss: 0 }
+        OracleReport { positions: 0, optimal: 0, result_kept: 0, total_loss: 0, total_squared_loss: 0 }
     }
 
     /// Counts `chosen` in the position `solution` solves; false when it is not one of its moves.
@@ -77,6 +83,7 @@ impl OracleReport {
         };
         self.positions += 1;
         self.optimal += (value == solution.score) as usize;
+        self.result_kept += (value.signum() == solution.score.signum()) as usize;
         let loss = (solution.score - value) as i64;
         self.total_loss += loss;
         self.total_squared_loss += loss * loss;
@@ -217,12 +224,26 @@ mod tests {
         assert!(positions.iter().all(|g| 64 - g.position().occupied().count() == 12));
         let solutions = solve_all(&positions, 2, || {}).unwrap();
         let perfect = evaluate(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &solutions).unwrap();
-        assert_eq!((perfect.optimal, perfect.total_loss), (150, 0), "the solver's own moves are optimal");
+        assert_eq!((perfect.optimal, perfect.result_kept, perfect.total_loss), (150, 150, 0), "the solver's moves");
         let random = evaluate(&mut RandomAgent::new(2), &positions, &solutions).unwrap();
         let greedy = evaluate(&mut GreedyAgent::new(3), &positions, &solutions).unwrap();
         // Every position offers at least two moves; random play misses the best one often and loses discs.
         assert!(random.optimal_rate() < 0.8 && random.mean_loss() > 2.0, "{random:?}");
         assert!(greedy.optimal < 150, "{greedy:?}");
+        // Keeping the result is weaker than the best score, and both are counted from the solver's values.
+        for r in [&random, &greedy] {
+            assert!(r.optimal <= r.result_kept && r.result_kept <= r.positions, "{r:?}");
+        }
+        let mut greedy_again = GreedyAgent::new(3);
+        let kept = positions
+            .iter()
+            .zip(&solutions)
+            .filter(|(g, s)| {
+                let mv = greedy_again.select_move(g).unwrap();
+                s.move_scores.iter().any(|&(m, v)| m == mv && v.signum() == s.score.signum())
+            })
+            .count();
+        assert_eq!(greedy.result_kept, kept);
         // The intervals hold their estimates, and the perfect player's loss is exactly zero.
         let (low, high) = random.optimal_interval();
         assert!(low < random.optimal_rate() && random.optimal_rate() < high && high - low < 0.2, "{low} {high}");

@@ -1,5 +1,5 @@
 //! Trained networks as players: the raw policy (`policy:model=M`) and the network with MCTS
-//! (`net:model=M,sims=N[,gumbel]`), as self-play searches but without root noise, reusing the tree between moves.
+//! (`net:model=M,sims=N[,gumbel][,score=W]`), as self-play searches but without root noise, reusing the tree between moves.
 
 use std::path::Path;
 
@@ -98,6 +98,8 @@ pub struct NetworkMctsAgent {
     simulations: u32,
     /// Gumbel root with this many considered moves, or PUCT.
     gumbel: Option<usize>,
+    /// The search's weight of the disc margin ([`MctsConfig::score_utility`]).
+    score_utility: f32,
     seed: u64,
     /// The tree of the last search and the game's moves when it was made.
     tree: Option<(Tree, Vec<Move>)>,
@@ -109,17 +111,18 @@ impl NetworkMctsAgent {
         model: &str,
         simulations: u32,
         gumbel: Option<usize>,
+        score_utility: f32,
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
         let evaluator = evaluator(model, device, &name)?;
-        Ok(NetworkMctsAgent { name, evaluator, simulations, gumbel, seed, tree: None })
+        Ok(NetworkMctsAgent { name, evaluator, simulations, gumbel, score_utility, seed, tree: None })
     }
 
     /// The last search's tree moved on to the game's position, or a fresh one.
     fn tree_for(&mut self, game: &Game) -> Tree {
         let fresh = || {
-            let config = MctsConfig { root_noise: false, ..MctsConfig::default() };
+            let config = MctsConfig { root_noise: false, score_utility: self.score_utility, ..MctsConfig::default() };
             let rng = Pcg64Mcg::seed_from_u64(self.seed ^ game.moves().len() as u64);
             Tree::new(game.rules, *game.position(), config, rng)
         };
@@ -254,7 +257,7 @@ mod tests {
             assert_eq!(play(5), play(5), "{spec}");
         }
         let mut agent =
-            NetworkMctsAgent::new("net".into(), run.to_str().unwrap(), 40, None, DeviceChoice::Flex, 1).unwrap();
+            NetworkMctsAgent::new("net".into(), run.to_str().unwrap(), 40, None, 0.0, DeviceChoice::Flex, 1).unwrap();
         let mut game = Game::new(rules);
         let mine = agent.select_move(&game).unwrap();
         game.push(mine).unwrap();

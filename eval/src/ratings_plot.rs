@@ -1,10 +1,10 @@
 //! The ratings picture (`ratings.svg`): the checkpoints of training runs, Elo with its 95% interval against the
-//! training step, against wall time and against the self-play positions they were trained on, one colour per
+//! training step, against the run's time and against the self-play positions they were trained on, one colour per
 //! run, and the fixed players as horizontal lines.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
-use othello_net::{read_info, resolve_model};
+use othello_net::{read_info, resolve_model, ModelInfo};
 use plotters::prelude::*;
 
 use crate::agent::spec_parameter;
@@ -29,15 +29,22 @@ pub struct RunCurve {
     pub points: Vec<CheckpointElo>,
 }
 
+/// The checkpoint a rated player plays (its spec's `model=`), if it is one: the spec's model, the sidecar's path
+/// and the sidecar.
+pub fn rated_checkpoint(player: &str) -> Option<(String, PathBuf, ModelInfo)> {
+    let model = spec_parameter(player, "model")?;
+    let path = resolve_model(Path::new(&model)).ok()?;
+    let info = read_info(&path).ok()?;
+    Some((model, path, info))
+}
+
 /// The rated players split into checkpoints of training runs (players whose `model=` is a checkpoint with
 /// training information), one curve per run and spec, and the fixed players (name, Elo).
 pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
     let mut curves: Vec<RunCurve> = Vec::new();
     let mut fixed = Vec::new();
     for r in &fit.ratings {
-        let checkpoint = spec_parameter(&r.player, "model").and_then(|model| {
-            let path = resolve_model(Path::new(&model)).ok()?;
-            let info = read_info(&path).ok()?;
+        let checkpoint = rated_checkpoint(&r.player).and_then(|(model, path, info)| {
             let training = info.training?;
             // RUN/models/model-*.json: the run is two levels up.
             let run = path.parent()?.parent()?.to_path_buf();
@@ -51,9 +58,8 @@ pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
         let warm = othello_run::RunDir::new(&run).warm_start().exists();
         let name = format!("{}{}", run.display(), if warm { " (warm start)" } else { "" });
         let label = r.player.replace(&model, &name);
-        let started = run_started(&run);
-        let written_at = training.written_at;
-        let hours = (written_at > 0 && started > 0).then(|| written_at.saturating_sub(started) as f64 / 3600.0);
+        let started_at = othello_run::RunDir::new(&run).started_at();
+        let hours = training.seconds_into_run(started_at).map(|s| s as f64 / 3600.0);
         let point =
             CheckpointElo { step, hours, positions: training.positions_seen, elo: r.elo, interval95: r.interval95() };
         match curves.iter_mut().find(|c| c.label == label) {
@@ -65,15 +71,6 @@ pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
         curve.points.sort_by_key(|p| p.step);
     }
     (curves, fixed)
-}
-
-/// When a run started, in Unix seconds: its config file's modification time (written when the run began), or 0.
-fn run_started(run: &Path) -> u64 {
-    std::fs::metadata(othello_run::RunDir::new(run).config())
-        .and_then(|m| m.modified())
-        .ok()
-        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-        .map_or(0, |d| d.as_secs())
 }
 
 const COLOURS: [RGBColor; 6] = [

@@ -52,6 +52,22 @@ pub struct TrainingInfo {
     /// the ratings picture's wall-time axis.
     #[serde(default)]
     pub written_at: u64,
+    /// Seconds the run had been running when the checkpoint was written, summed over the trainer's lives (a
+    /// resumed trainer continues from its checkpoint's figure, so the time between a run's stop and its resume
+    /// does not count). Absent in older sidecars.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run_seconds: Option<u64>,
+}
+
+impl TrainingInfo {
+    /// Seconds into its run at which the checkpoint was written: `run_seconds`, or in older sidecars the wall time
+    /// since the run began (`started_at`, see `RunDir::started_at`), or None where neither is known.
+    pub fn seconds_into_run(&self, started_at: Option<u64>) -> Option<u64> {
+        self.run_seconds.or_else(|| {
+            let started = started_at.filter(|&s| s > 0)?;
+            (self.written_at > 0).then(|| self.written_at.saturating_sub(started))
+        })
+    }
 }
 
 /// File stem of the model at `step`.
@@ -170,6 +186,18 @@ mod tests {
     use crate::predict::predict;
     use crate::testing::{positions, tiny};
     use othello_core::{Rules, Symmetry};
+
+    /// The run's clock: the sidecar's own figure where it has one (it survives stops), else the wall time since
+    /// the run began.
+    #[test]
+    fn seconds_into_run_prefers_the_run_clock_and_falls_back_to_wall_time() {
+        let info = TrainingInfo { written_at: 10_000, run_seconds: Some(42), ..Default::default() };
+        assert_eq!(info.seconds_into_run(Some(1_000)), Some(42));
+        let older = TrainingInfo { written_at: 10_000, ..Default::default() };
+        assert_eq!(older.seconds_into_run(Some(1_000)), Some(9_000));
+        assert_eq!(older.seconds_into_run(None), None);
+        assert_eq!(TrainingInfo::default().seconds_into_run(Some(1_000)), None);
+    }
 
     #[test]
     fn checkpoints_round_trip_and_refuse_another_architecture() {

@@ -16,6 +16,8 @@ pub struct Prediction {
     pub policy: [f32; POLICY_SIZE],
     /// Expected result in [-1, 1].
     pub value: f32,
+    /// Expected final disc margin, in discs (the margin head's output times 64).
+    pub margin: f32,
 }
 
 /// One forward pass over `positions`, position i seen through `symmetries[i]`; results mapped back to the position.
@@ -39,6 +41,7 @@ pub fn predict(
     let logits: Vec<f32> = out.policy.into_data().try_into_vec::<f32>().unwrap_or_default();
     let board = rules.mask();
     let values: Vec<f32> = out.value.into_data().try_into_vec::<f32>().unwrap_or_default();
+    let margins: Vec<f32> = out.margin.into_data().try_into_vec::<f32>().unwrap_or_default();
     (0..n)
         .map(|i| {
             let row = logits.get(i * POLICY_SIZE..(i + 1) * POLICY_SIZE).unwrap_or(&[]);
@@ -62,7 +65,8 @@ pub fn predict(
             for (target, logit) in mapped {
                 policy[target] = (logit - max).exp();
             }
-            Prediction { policy, value: values.get(i).copied().unwrap_or(0.0) }
+            let (value, margin) = (values.get(i).copied().unwrap_or(0.0), margins.get(i).copied().unwrap_or(0.0));
+            Prediction { policy, value, margin: 64.0 * margin }
         })
         .collect()
 }

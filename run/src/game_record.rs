@@ -13,8 +13,8 @@ pub struct PositionRecord {
     pub policy: [f32; POLICY_SIZE],
     /// A full search (a policy target to train on), not a cheap one.
     pub full_search: bool,
-    /// Solved exactly by the endgame solver.
-    pub solved: bool,
+    /// Solved exactly by the endgame solver: the final disc margin for the side to move under perfect play.
+    pub exact_margin: Option<i32>,
 }
 
 /// A finished game.
@@ -29,13 +29,20 @@ impl GameRecord {
     pub fn outcome(&self) -> Outcome {
         self.game.outcome()
     }
-    /// The result for the side to move in position `i`: 1 win, 0 draw, -1 loss.
+    /// The result for the side to move in position `i`: 1 win, 0 draw, -1 loss (see [`GameRecord::margin_target`]).
     pub fn value_target(&self, i: usize) -> f32 {
-        self.outcome().margin_for(self.positions[i].position.side).signum() as f32
+        self.margin_target(i).signum() as f32
     }
-    /// The final disc margin for the side to move in position `i`.
+    /// The final disc margin for the side to move in position `i`: exact where the position was solved; before
+    /// the first solved position, that position's exact margin (what the game comes to when both sides play
+    /// perfectly from there, whatever moves were played after it); else the game's.
     pub fn margin_target(&self, i: usize) -> i32 {
-        self.outcome().margin_for(self.positions[i].position.side)
+        let side = self.positions[i].position.side;
+        match self.positions[i..].iter().find_map(|r| Some((r.position.side, r.exact_margin?))) {
+            Some((solved_side, margin)) if solved_side == side => margin,
+            Some((_, margin)) => -margin,
+            None => self.outcome().margin_for(side),
+        }
     }
     /// Final ownership of each square from the side to move in position `i`: 1 own, -1 opponent's, 0 empty.
     pub fn ownership_target(&self, i: usize) -> [i8; 64] {
@@ -66,7 +73,7 @@ impl GameRecord {
                         ply,
                         policy,
                         full_search: ply.is_multiple_of(2),
-                        solved: false,
+                        exact_margin: None,
                     });
                     Move::Play(moves.nth(rng.random_range(0..moves.count())).expect("a legal move"))
                 }

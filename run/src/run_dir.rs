@@ -23,6 +23,13 @@ impl RunDir {
         self.root.join("config.toml")
     }
 
+    /// When the run began, in Unix seconds: its config file's modification time (written once, when the run
+    /// began), if it can be read.
+    pub fn started_at(&self) -> Option<u64> {
+        let modified = std::fs::metadata(self.config()).and_then(|m| m.modified()).ok()?;
+        modified.duration_since(std::time::UNIX_EPOCH).ok().map(|d| d.as_secs())
+    }
+
     /// `warm-start.txt`: in a run begun from another network's weights, that checkpoint's path (one line).
     pub fn warm_start(&self) -> PathBuf {
         self.root.join("warm-start.txt")

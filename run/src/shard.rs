@@ -121,7 +121,7 @@ impl Shard {
             self.margin.push(record.margin_target(i) as i8);
             self.ownership.extend_from_slice(&record.ownership_target(i));
             self.full_search.push(r.full_search as u8);
-            self.solved.push(r.solved as u8);
+            self.solved.push(r.exact_margin.is_some() as u8);
             self.model.push(from.model);
             self.game.push(from.game);
             self.worker.push(from.worker);

@@ -11,11 +11,13 @@ pub struct Evaluation {
     pub policy: [f32; POLICY_SIZE],
     /// Expected result in [-1, 1]: 1 a win, -1 a loss.
     pub value: f32,
+    /// Expected final disc margin, in discs (0 where the evaluator does not say).
+    pub margin: f32,
 }
 
 impl Default for Evaluation {
     fn default() -> Evaluation {
-        Evaluation { policy: [1.0; POLICY_SIZE], value: 0.0 }
+        Evaluation { policy: [1.0; POLICY_SIZE], value: 0.0, margin: 0.0 }
     }
 }
 
@@ -38,7 +40,7 @@ impl Evaluator for UniformEvaluator {
     }
 }
 
-/// A uniform prior and the mean result of `rollouts` uniformly random games. The games are seeded from the
+/// A uniform prior and the mean result and margin of `rollouts` uniformly random games. The games are seeded from the
 /// position and `seed`, so that an evaluation depends on nothing else (not on what was evaluated before).
 pub struct RolloutEvaluator {
     seed: u64,
@@ -50,12 +52,12 @@ impl RolloutEvaluator {
         RolloutEvaluator { seed, rollouts: rollouts.max(1) }
     }
 
-    /// One random game from `pos` to the end: 1, 0 or -1 for `pos`'s side to move.
-    fn rollout(rules: &Rules, pos: &Position, rng: &mut Pcg64Mcg) -> f32 {
+    /// One random game from `pos` to the end: its final disc margin for `pos`'s side to move.
+    fn rollout(rules: &Rules, pos: &Position, rng: &mut Pcg64Mcg) -> i32 {
         let mut p = *pos;
         loop {
             match rules.status(&p) {
-                Status::Over => return rules.outcome(&p).margin_for(pos.side).signum() as f32,
+                Status::Over => return rules.outcome(&p).margin_for(pos.side),
                 Status::MustPass => p = p.pass(),
                 Status::Moves(m) => {
                     let sq = m.nth(below(rng, m.count())).expect("n < count");
@@ -71,8 +73,11 @@ impl Evaluator for RolloutEvaluator {
         out.clear();
         for pos in positions {
             let mut rng = othello_core::playout::game_rng(self.seed, pos.hash());
-            let total: f32 = (0..self.rollouts).map(|_| Self::rollout(rules, pos, &mut rng)).sum();
-            out.push(Evaluation { value: total / self.rollouts as f32, ..Evaluation::default() });
+            let margins: Vec<i32> = (0..self.rollouts).map(|_| Self::rollout(rules, pos, &mut rng)).collect();
+            let n = self.rollouts as f32;
+            let value = margins.iter().map(|m| m.signum() as f32).sum::<f32>() / n;
+            let margin = margins.iter().sum::<i32>() as f32 / n;
+            out.push(Evaluation { value, margin, ..Evaluation::default() });
         }
     }
 }

@@ -43,7 +43,7 @@ impl NetworkEvaluator {
     pub fn evaluate_with(&self, rules: &Rules, positions: &[Position], symmetries: &[Symmetry]) -> Vec<Evaluation> {
         predict(&self.net, &self.device, rules, positions, symmetries)
             .into_iter()
-            .map(|p| Evaluation { policy: p.policy, value: p.value })
+            .map(|p| Evaluation { policy: p.policy, value: p.value, margin: p.margin })
             .collect()
     }
 }

@@ -52,6 +52,11 @@ pub struct SelfPlayConfig {
     /// Positions with at most this many empties are solved exactly: the solver's best move is played and its
     /// best moves become the policy target. 0 (the default) turns it off.
     pub solve_empties: u32,
+    /// Exploration inside solved endgames: the share of solved positions where a uniformly random legal move is
+    /// played instead of a best one. The targets stay exact (the solver's best moves; the first solved position's
+    /// exact margin for the positions before it), so exact targets reach positions off perfect lines, where an
+    /// opponent's mistakes lead. Default 0.
+    pub solved_exploration: f32,
     /// What evaluates leaves. Default "network".
     pub evaluator: LeafEvaluator,
     /// Random games per leaf for the "rollouts" evaluator. Default 4.
@@ -79,6 +84,7 @@ impl Default for SelfPlayConfig {
             cheap_simulations: 40,
             temperature_moves: 10,
             solve_empties: 0,
+            solved_exploration: 0.0,
             evaluator: LeafEvaluator::Network,
             rollouts: 4,
             games_per_shard: 16,
@@ -206,8 +212,15 @@ impl Playing {
                 for m in &solution.best_moves {
                     policy[m.policy_index()] = 1.0 / solution.best_moves.len() as f32;
                 }
-                let mv = solution.best_moves[self.rng.random_range(0..solution.best_moves.len())];
-                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: true, solved: true });
+                let mut mv = solution.best_moves[self.rng.random_range(0..solution.best_moves.len())];
+                // Drawn only when exploring, so that games without it stay as they were.
+                if config.solved_exploration > 0.0 && self.rng.random::<f32>() < config.solved_exploration {
+                    let legal = rules.legal_moves(&pos);
+                    let square = legal.nth(self.rng.random_range(0..legal.count())).expect("a legal move");
+                    mv = Move::Play(square);
+                }
+                let exact_margin = Some(solution.score);
+                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: true, exact_margin });
                 self.play(mv);
                 continue;
             }
@@ -253,7 +266,7 @@ impl Playing {
         };
         let mv = mv.expect("a searched position with moves");
         let position = *self.game.position();
-        self.positions.push(PositionRecord { position, ply, policy, full_search: search.full, solved: false });
+        self.positions.push(PositionRecord { position, ply, policy, full_search: search.full, exact_margin: None });
         self.play(mv);
     }
 
@@ -357,7 +370,7 @@ mod tests {
         let config = SelfPlayConfig { solve_empties: 10, simulations: 16, ..SelfPlayConfig::default() };
         let record = play_game(rules, &mut UniformEvaluator, &config, 3);
         let mut solver = Solver::new();
-        let solved: Vec<&PositionRecord> = record.positions.iter().filter(|r| r.solved).collect();
+        let solved: Vec<&PositionRecord> = record.positions.iter().filter(|r| r.exact_margin.is_some()).collect();
         assert!(solved.len() >= 8, "the last 10 empties are solved");
         for r in solved {
             assert!(64 - r.position.occupied().count() <= 10);
@@ -366,9 +379,52 @@ mod tests {
             let value = all.move_scores.iter().find(|m| m.0 == played).unwrap().1;
             assert_eq!(value, all.score, "the played move is optimal");
         }
-        // Perfect play from the first solved position keeps its exact value to the end.
-        let first = record.positions.iter().find(|r| r.solved).unwrap();
+        // Perfect play from the first solved position keeps its exact value to the end, so every position's
+        // target, exact or not, is the game's result.
+        let first = record.positions.iter().find(|r| r.exact_margin.is_some()).unwrap();
         let exact = solver.solve(&rules, &first.position, Mode::Exact, Limits::default()).unwrap().score;
         assert_eq!(record.outcome().margin_for(first.position.side), exact);
+        for (i, r) in record.positions.iter().enumerate() {
+            assert_eq!(record.margin_target(i), record.outcome().margin_for(r.position.side));
+        }
+    }
+
+    /// Random moves inside solved endgames leave the game's result behind, and the targets stay exact: each solved
+    /// position's own perfect-play margin, and the first solved position's for those before it.
+    #[test]
+    fn exploring_solved_endgames_keeps_exact_targets() {
+        let rules = Rules::othello();
+        let config =
+            SelfPlayConfig { solve_empties: 10, solved_exploration: 0.5, simulations: 16, ..SelfPlayConfig::default() };
+        let mut solver = Solver::new();
+        let (mut blunders, mut results_moved) = (0, 0);
+        for seed in 0..6 {
+            let record = play_game(rules, &mut UniformEvaluator, &config, seed);
+            let first = record.positions.iter().position(|r| r.exact_margin.is_some()).unwrap();
+            for (i, r) in record.positions.iter().enumerate() {
+                if i >= first && r.exact_margin.is_none() {
+                    panic!("seed {seed}: position {i} after the first solved one is not solved");
+                }
+                let Some(margin) = r.exact_margin else { continue };
+                let all = solver.solve(&rules, &r.position, Mode::AllMoves, Limits::default()).unwrap();
+                assert_eq!(margin, all.score);
+                assert_eq!(record.margin_target(i), all.score);
+                assert_eq!(record.value_target(i), all.score.signum() as f32);
+                for (m, score) in &all.move_scores {
+                    let p = r.policy[m.policy_index()];
+                    assert_eq!(p > 0.0, *score == all.score, "seed {seed}: the policy target is the best moves");
+                }
+                let played = record.game.moves()[r.ply as usize];
+                blunders += (all.move_scores.iter().find(|m| m.0 == played).unwrap().1 < all.score) as u32;
+            }
+            let exact = record.positions[first].exact_margin.unwrap();
+            for (i, r) in record.positions[..first].iter().enumerate() {
+                let expected = if r.position.side == record.positions[first].position.side { exact } else { -exact };
+                assert_eq!(record.margin_target(i), expected);
+            }
+            results_moved += (record.outcome().margin_for(record.positions[first].position.side) != exact) as u32;
+        }
+        assert!(blunders > 5, "random moves in solved positions: {blunders} lost value");
+        assert!(results_moved > 0, "some games end elsewhere than perfect play would");
     }
 }

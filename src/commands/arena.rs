@@ -133,6 +133,8 @@ pub struct EvaluateOptions<'a> {
     pub simulations: u32,
     /// The root's Gumbel sequential halving over this many moves (as the run's self-play searches), else PUCT.
     pub gumbel: Option<usize>,
+    /// The search's weight of the disc margin, as the run's self-play searches.
+    pub score_utility: f32,
     /// Rate every this many checkpoints (the newest always).
     pub every: usize,
     /// Test each rated checkpoint against the best so far and promote it when it is stronger.
@@ -155,10 +157,13 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
     }
     let mut rated = 0;
     let mut elo_log = EloLog { dir: run.eval_logs(), writer: None, logged_step: None };
-    let search = match o.gumbel {
+    let mut search = match o.gumbel {
         Some(k) => format!("sims={},gumbel={k}", o.simulations),
         None => format!("sims={}", o.simulations),
     };
+    if o.score_utility > 0.0 {
+        search += &format!(",score={}", o.score_utility);
+    }
     loop {
         let models = othello_net::list_models(&run.models());
         if models.len() == rated {

@@ -47,10 +47,11 @@ fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Resu
 fn print_report(what: &str, report: &othello_eval::OracleReport) {
     let (low, high) = report.optimal_interval();
     println!(
-        "{what}: optimal {:.1}% (95%: {:.1}-{:.1}), mean loss {:.2} +- {:.2} discs",
+        "{what}: optimal {:.1}% (95%: {:.1}-{:.1}), result kept {:.1}%, mean loss {:.2} +- {:.2} discs",
         100.0 * report.optimal_rate(),
         100.0 * low,
         100.0 * high,
+        100.0 * report.result_kept_rate(),
         report.mean_loss(),
         report.mean_loss_half_width()
     );

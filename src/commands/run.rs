@@ -37,6 +37,8 @@ pub fn exit_with_parent() {
 
 /// Between two plain status lines when the output is not a terminal.
 const PLAIN_EVERY: Duration = Duration::from_secs(30);
+/// How long a run at its time limit waits for the trainer's last checkpoint (a step and a checkpoint take seconds).
+const TRAINER_LAST_CHECKPOINT: Duration = Duration::from_secs(120);
 
 /// What `run` was asked for.
 pub struct RunOptions<'a> {
@@ -74,14 +76,23 @@ pub fn run(o: RunOptions) -> Result<()> {
     let logs = run.logs();
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let exe = std::env::current_exe().context("finding this executable")?;
-    let spawn = |args: &[&str], rayon_threads: usize, stage: &str| -> Result<Child> {
+    // A stage with a niceness above 0 starts through `nice` where the system has it (every Unix does).
+    let nice_found = Command::new("nice").arg("true").status().is_ok_and(|s| s.success());
+    let spawn = |args: &[&str], rayon_threads: usize, stage: &str, niceness: u8| -> Result<Child> {
         let path = run.stage_log(stage);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(&path)
             .with_context(|| format!("opening {}", path.display()))?;
-        Command::new(&exe)
+        let mut command = if niceness > 0 && nice_found {
+            let mut nice = Command::new("nice");
+            nice.arg(format!("-n{niceness}")).arg(&exe);
+            nice
+        } else {
+            Command::new(&exe)
+        };
+        command
             .args(args)
             .env("RAYON_NUM_THREADS", rayon_threads.to_string())
             .env(STAGE_OF_RUN, "1")
@@ -93,24 +104,30 @@ pub fn run(o: RunOptions) -> Result<()> {
     };
     let run_arg = run.root().to_str().context("the run directory's name is not UTF-8")?;
     let eval_threads = config.eval.threads.max(1);
-    let selfplay_threads = o.threads.saturating_sub(eval_threads).max(1);
+    // Self-play takes every core: the trainer keeps to its throttle and the evaluation yields by its niceness.
+    let selfplay_threads = o.threads.max(1);
+    let eval_nice = if nice_found { config.eval.nice } else { 0 };
     let steps = o.steps.unwrap_or(config.train.max_steps);
     let minutes = o.minutes.unwrap_or(config.minutes);
     let (selfplay_arg, eval_arg) = (selfplay_threads.to_string(), eval_threads.to_string());
     let mut train_args = vec!["train", "--run", run_arg];
-    let steps_arg = steps.to_string();
+    let (steps_arg, minutes_arg) = (steps.to_string(), minutes.to_string());
     if steps > 0 {
         train_args.extend(["--steps", &steps_arg]);
     }
+    // The trainer stops itself at the time limit, with a checkpoint of its last step: the run's final player.
+    if minutes > 0.0 {
+        train_args.extend(["--minutes", &minutes_arg]);
+    }
     let mut stages = Stages(vec![]);
     let selfplay = ["selfplay", "--run", run_arg, "--games", "1000000000", "--threads", &selfplay_arg];
-    stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay")?));
-    stages.0.push(("the trainer", spawn(&train_args, 1, "train")?));
-    stages
-        .0
-        .push(("evaluation", spawn(&["evaluate", "--run", run_arg, "--watch", "--threads", &eval_arg], 1, "eval")?));
+    stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay", 0)?));
+    stages.0.push(("the trainer", spawn(&train_args, 1, "train", 0)?));
+    let evaluate = ["evaluate", "--run", run_arg, "--watch", "--threads", &eval_arg];
+    stages.0.push(("evaluation", spawn(&evaluate, 1, "eval", eval_nice)?));
     eprintln!(
-        "run {}: self-play on {selfplay_threads} thread{}, the trainer, evaluation on {eval_threads}; {}; logs in {}",
+        "run {}: self-play on {selfplay_threads} thread{}, the trainer, evaluation on {eval_threads} at nice {eval_nice}; \
+         {}; logs in {}",
         run.root().display(),
         if selfplay_threads == 1 { "" } else { "s" },
         match (steps, minutes) {
@@ -178,8 +195,15 @@ pub fn run(o: RunOptions) -> Result<()> {
         }
     };
     bar.finish_and_clear();
-    // Stop self-play and the trainer (a kill loses at most the steps since the last checkpoint, which a rerun
-    // redoes), then the evaluation of older checkpoints, and rate the newest here.
+    // At the time limit the trainer writes its last checkpoint and exits (it started a moment after this loop);
+    // then self-play and the evaluation of older checkpoints stop (a kill loses no finished file), and the newest
+    // checkpoint is rated here.
+    if outcome.is_ok() {
+        let waited = Instant::now();
+        while stages.0[1].1.try_wait()?.is_none() && waited.elapsed() < TRAINER_LAST_CHECKPOINT {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
     drop(stages);
     if let Err(why) = outcome {
         bail!(
@@ -240,22 +264,13 @@ fn warm_start(run: &RunDir, config: &RunConfig, source: &Path) -> Result<()> {
         config_hash: othello_train::trainer::fingerprint(&std::fs::read_to_string(run.config()).unwrap_or_default()),
         optimizer_state: None,
         written_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        run_seconds: Some(0),
     };
     let info =
         othello_net::ModelInfo { architecture: config.network.clone(), step: 0, samples: 0, training: Some(training) };
     othello_net::save_model(&run.models(), &net, &info)?;
     eprintln!("warm start: {} is step 0 of {}", source.display(), run.root().display());
     Ok(())
-}
-
-/// The last whole line of the training log (`logs/scalars.csv`), its values in the order of its columns; a line
-/// being appended (and the header) does not parse and is passed over.
-fn last_logged(run: &RunDir) -> Option<Vec<f64>> {
-    let text = std::fs::read_to_string(run.scalars()).ok()?;
-    text.lines().rev().find_map(|line| {
-        let row: Vec<f64> = line.split(',').map(|v| v.parse().ok()).collect::<Option<_>>()?;
-        (row.len() == othello_train::log::COLUMNS.len()).then_some(row)
-    })
 }
 
 /// What the status view shows, read from the run directory.
@@ -281,7 +296,7 @@ impl Status {
         });
         status.games = shards as u64 * games_per_shard;
         // The training log moves every few steps; checkpoints come far apart on a large board.
-        if let Some(row) = last_logged(run) {
+        if let Some(row) = othello_train::log::read_scalars(&run.scalars()).ok().and_then(|mut rows| rows.pop()) {
             let column =
                 |name: &str| othello_train::log::COLUMNS.iter().position(|c| *c == name).map_or(f64::NAN, |i| row[i]);
             status.step = column("step") as u64;
@@ -318,10 +333,8 @@ fn newest_rated(path: &Path) -> Option<(u64, f64, f64)> {
         .as_array()?
         .iter()
         .filter_map(|r| {
-            let spec = r["player"].as_str()?;
-            let model = othello_eval::agent::spec_parameter(spec, "model")?;
-            let step = read_info(Path::new(&model)).ok()?.step;
-            Some((step, r["elo"].as_f64()?, r["interval95"].as_f64()?))
+            let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(r["player"].as_str()?)?;
+            Some((info.step, r["elo"].as_f64()?, r["interval95"].as_f64()?))
         })
         .max_by_key(|r| r.0)
 }

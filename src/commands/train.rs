@@ -10,7 +10,13 @@ use othello_train::{Event, TrainOptions, Trainer};
 
 use crate::run_config::RunConfig;
 
-pub fn run(run: &RunDir, config: Option<&Path>, steps: Option<u64>, exit_when_starved: bool) -> Result<()> {
+pub fn run(
+    run: &RunDir,
+    config: Option<&Path>,
+    steps: Option<u64>,
+    minutes: Option<f64>,
+    exit_when_starved: bool,
+) -> Result<()> {
     let (config, text) = RunConfig::text_for_run(run, config)?;
     let device = config.train.device.device()?;
     let opts = TrainOptions {
@@ -22,6 +28,7 @@ pub fn run(run: &RunDir, config: Option<&Path>, steps: Option<u64>, exit_when_st
         config_hash: fingerprint(&text),
         device,
         exit_when_starved,
+        deadline: minutes.map(|m| std::time::Instant::now() + std::time::Duration::from_secs_f64(60.0 * m.max(0.0))),
     };
     let mut trainer = Trainer::open(opts)?;
     let limit = steps.or((config.train.max_steps > 0).then_some(config.train.max_steps));

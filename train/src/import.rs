@@ -41,7 +41,7 @@ pub fn expert_record(game: &WthorGame) -> Result<GameRecord, String> {
         .map(|(ply, position, sq)| {
             let mut policy = [0f32; POLICY_SIZE];
             policy[sq] = 1.0;
-            PositionRecord { position, ply: ply as u32, policy, full_search: true, solved: false }
+            PositionRecord { position, ply: ply as u32, policy, full_search: true, exact_margin: None }
         })
         .collect();
     Ok(GameRecord { game: played, positions, seed: 0 })

@@ -147,15 +147,25 @@ impl RunLog {
     }
 }
 
-/// Reads `scalars.csv` back: one row of values per logged step, in the order of [`COLUMNS`].
+/// Reads `scalars.csv` back: one row of values per logged step, in the order of [`COLUMNS`]. A last line without
+/// its newline is one being appended (another process may be writing the log) and is left out.
 pub fn read_scalars(path: &Path) -> Result<Vec<Vec<f64>>, LogError> {
     let err = |problem: String| LogError { path: path.to_path_buf(), problem };
     let text = std::fs::read_to_string(path).map_err(|e| err(e.to_string()))?;
-    text.lines()
+    let whole = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
+    whole
+        .lines()
         .enumerate()
         .skip(1)
         .map(|(i, line)| {
-            line.split(',').map(|v| v.parse::<f64>().map_err(|e| err(format!("line {}: '{v}': {e}", i + 1)))).collect()
+            let row: Vec<f64> = line
+                .split(',')
+                .map(|v| v.parse::<f64>().map_err(|e| err(format!("line {}: '{v}': {e}", i + 1))))
+                .collect::<Result<_, _>>()?;
+            if row.len() != COLUMNS.len() {
+                return Err(err(format!("line {}: {} values, expected {}", i + 1, row.len(), COLUMNS.len())));
+            }
+            Ok(row)
         })
         .collect()
 }
@@ -171,5 +181,21 @@ mod tests {
         let mut writer = EventWriter { path: PathBuf::from("/dev/full"), records: RecordWriter::new(full) };
         let err = writer.scalars(&[("loss", 1.0)], 3).unwrap_err().to_string();
         assert!(err.contains("/dev/full"), "{err}");
+    }
+
+    /// The log read while the trainer appends to it: the half-written line is left out, a malformed whole line
+    /// is an error naming the file and line.
+    #[test]
+    fn reading_the_log_leaves_out_a_line_being_written() {
+        let path = std::env::temp_dir().join(format!("oz-scalars-{}.csv", std::process::id()));
+        let row = |step: usize| (0..COLUMNS.len()).map(|i| (step * 100 + i).to_string()).collect::<Vec<_>>();
+        let whole = format!("{}\n{}\n{}\n", COLUMNS.join(","), row(1).join(","), row(2).join(","));
+        std::fs::write(&path, format!("{whole}{}", row(3)[..3].join(","))).unwrap();
+        let rows = read_scalars(&path).unwrap();
+        assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), vec![100.0, 200.0]);
+        std::fs::write(&path, format!("{whole}{}\n", row(3)[..3].join(","))).unwrap();
+        let err = read_scalars(&path).unwrap_err().to_string();
+        assert!(err.contains("oz-scalars") && err.contains("line 4") && err.contains("3 values"), "{err}");
+        let _ = std::fs::remove_file(path);
     }
 }

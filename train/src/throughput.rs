@@ -55,6 +55,7 @@ pub fn bench_train(
         config_hash: fingerprint("bench"),
         device: Device::flex(),
         exit_when_starved: true,
+        deadline: None,
     };
     let mut trainer = Trainer::open(opts)?;
     let mut result = TrainBench { positions: trainer.refresh().positions, ..Default::default() };

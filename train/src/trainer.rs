@@ -51,6 +51,8 @@ pub struct TrainOptions {
     pub device: Device,
     /// Return when the throttle or a lack of data stops training, instead of waiting for self-play.
     pub exit_when_starved: bool,
+    /// Return at this time with a checkpoint of the last step (a run's time budget), if given.
+    pub deadline: Option<Instant>,
 }
 
 /// What the trainer reports while it runs.
@@ -76,6 +78,8 @@ pub enum Stop {
     Steps,
     /// No data to train on and `exit_when_starved`.
     Starved,
+    /// The deadline passed.
+    Deadline,
 }
 
 pub struct Trainer {
@@ -91,6 +95,9 @@ pub struct Trainer {
     maps: SquareMaps,
     /// The checkpoint this trainer continues, if any.
     pub resumed_from: Option<PathBuf>,
+    /// The run's seconds before this trainer began (its checkpoint's) and when it began: a checkpoint's
+    /// `run_seconds`.
+    run_clock: (u64, std::time::Instant),
 }
 
 impl Trainer {
@@ -101,7 +108,7 @@ impl Trainer {
         let device = opts.device.clone().autodiff();
         let models = opts.run.models();
         let mut optim = new_optimizer(&opts.config);
-        let (net, step, samples, resumed) = match newest_model(&models) {
+        let (net, step, samples, run_seconds, resumed) = match newest_model(&models) {
             Some(path) => {
                 let (net, info) = load_model(&path, Some(&opts.network), &device)?;
                 let state = info.training.as_ref().and_then(|t| t.optimizer_state.as_ref()).map(|f| models.join(f));
@@ -110,9 +117,11 @@ impl Trainer {
                         .load(&state)
                         .map_err(|e| TrainError::Optimizer { path: state.clone(), problem: format!("{e:?}") })?;
                 }
-                (net, info.step, info.samples, Some(path))
+                let started_at = opts.run.started_at();
+                let run_seconds = info.training.as_ref().and_then(|t| t.seconds_into_run(started_at)).unwrap_or(0);
+                (net, info.step, info.samples, run_seconds, Some(path))
             }
-            None => (opts.network.init_seeded(&device, opts.seed), 0, 0, None),
+            None => (opts.network.init_seeded(&device, opts.seed), 0, 0, 0, None),
         };
         let log = RunLog::open(&opts.run, step)?;
         Ok(Trainer {
@@ -125,6 +134,7 @@ impl Trainer {
             log,
             maps: SquareMaps::default(),
             resumed_from: resumed,
+            run_clock: (run_seconds, std::time::Instant::now()),
             opts,
         })
     }
@@ -153,6 +163,10 @@ impl Trainer {
             if max_steps.is_some_and(|m| self.step >= m) {
                 self.checkpoint(&interval.latest(), on_event)?;
                 return Ok(Stop::Steps);
+            }
+            if self.opts.deadline.is_some_and(|d| Instant::now() >= d) {
+                self.checkpoint(&interval.latest(), on_event)?;
+                return Ok(Stop::Deadline);
             }
             if last_look.is_none_or(|t| t.elapsed() >= poll) || !self.may_train() {
                 for e in self.refresh().rejected {
@@ -266,6 +280,7 @@ impl Trainer {
                 written_at: std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .map_or(0, |d| d.as_secs()),
+                run_seconds: Some(self.run_clock.0 + self.run_clock.1.elapsed().as_secs()),
             }),
         };
         let sidecar = save_model(&models, &self.net.valid(), &info)?;
@@ -378,6 +393,7 @@ mod tests {
             config_hash: fingerprint("test"),
             device: Device::flex(),
             exit_when_starved: true,
+            deadline: None,
         }
     }
 
@@ -421,10 +437,21 @@ mod tests {
         let mut first = Trainer::open(options(&run)).unwrap();
         first.run(Some(20), &mut |_| {}).unwrap();
         drop(first);
+        // The run's clock continues from the checkpoint's, whatever the wall clock did between the two trainers:
+        // as if the run had stopped for a day after 5,000 seconds.
+        let sidecar = run.models().join("model-000000020.json");
+        let mut info = othello_net::read_info(&sidecar).unwrap();
+        let training = info.training.as_mut().unwrap();
+        assert!(training.run_seconds.is_some_and(|s| s < 600), "{:?}", training.run_seconds);
+        training.run_seconds = Some(5000);
+        training.written_at -= 86_400;
+        std::fs::write(&sidecar, serde_json::to_string(&info).unwrap()).unwrap();
         let mut second = Trainer::open(options(&run)).unwrap();
         assert_eq!((second.step, second.samples), (20, 320));
         assert!(second.resumed_from.as_ref().unwrap().ends_with("model-000000020.json"));
         second.run(Some(30), &mut |_| {}).unwrap();
+        let clock = othello_net::read_info(&run.models().join("model-000000030.json")).unwrap().training.unwrap();
+        assert!(clock.run_seconds.is_some_and(|s| (5000..5600).contains(&s)), "{:?}", clock.run_seconds);
         let resumed = outputs(second.network());
         let diff = expected.iter().zip(&resumed).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
         assert!(diff < 1e-4, "resumed run differs by {diff}");
@@ -465,6 +492,22 @@ mod tests {
         let newest = newest_model(&run.models()).unwrap();
         let losses = othello_net::read_info(&newest).unwrap().training.unwrap().losses;
         assert!(losses["policy_loss"] > 0.1 && losses["value_loss"] > 0.0, "{losses:?}");
+        let _ = std::fs::remove_dir_all(run.root());
+    }
+
+    /// At its deadline the trainer stops between steps and checkpoints the last one, which need not be a multiple
+    /// of `checkpoint_every`: a run's time limit keeps its final steps.
+    #[test]
+    fn the_deadline_stops_training_with_a_checkpoint_of_the_last_step() {
+        let run = run_with_games("deadline", 4);
+        let mut opts = options(&run);
+        opts.config.checkpoint_every = 1000;
+        opts.deadline = Some(Instant::now() + Duration::from_millis(300));
+        let mut trainer = Trainer::open(opts).unwrap();
+        assert_eq!(trainer.run(None, &mut |_| {}).unwrap(), Stop::Deadline);
+        assert!(trainer.step > 0);
+        let newest = newest_model(&run.models()).unwrap();
+        assert_eq!(othello_net::read_info(&newest).unwrap().step, trainer.step);
         let _ = std::fs::remove_dir_all(run.root());
     }
 

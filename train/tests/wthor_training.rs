@@ -47,6 +47,7 @@ fn training_on_expert_games_learns_expert_moves() {
         config_hash: fingerprint("wthor test"),
         device: Device::flex(),
         exit_when_starved: true,
+        deadline: None,
     };
     let held_out = WthorFile::parse(&std::fs::read(wthor(1986)).unwrap()).unwrap().games[..300].to_vec();
     let device = Device::flex();
