@@ -195,7 +195,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         }
     };
     bar.finish_and_clear();
-    // At the time limit the trainer writes its last checkpoint and exits (it started a moment after this loop);
+    // At the time limit the trainer writes its last checkpoint and exits (by its own clock, a moment from this one);
     // then self-play and the evaluation of older checkpoints stop (a kill loses no finished file), and the newest
     // checkpoint is rated here.
     if outcome.is_ok() {
