@@ -260,6 +260,13 @@ mod tests {
         by_game.into_iter().collect()
     }
 
+    /// Saves a 1x8 network initialised from `seed` as the run's checkpoint of `step`; returns its sidecar.
+    fn save_test_model(opts: &WorkerOptions, step: u64, seed: u64) -> std::path::PathBuf {
+        let net = NetConfig::new(1, 8).init_seeded(&burn::tensor::Device::flex(), seed);
+        let info = othello_net::ModelInfo { architecture: NetConfig::new(1, 8), step, samples: 0, training: None };
+        othello_net::save_model(&opts.run.models(), &net, &info).unwrap()
+    }
+
     /// With the network evaluator: a random-init model until one lands in `run/models`, then that model.
     #[test]
     fn network_workers_pick_up_the_newest_model() {
@@ -268,10 +275,7 @@ mod tests {
         let mut opts = options(&dir, 2, 1);
         opts.config.evaluator = LeafEvaluator::Network;
         run_twice_same(&opts);
-        let device = burn::tensor::Device::flex();
-        let net = NetConfig::new(1, 8).init_seeded(&device, 99);
-        let info = othello_net::ModelInfo { architecture: NetConfig::new(1, 8), step: 42, samples: 0, training: None };
-        othello_net::save_model(&opts.run.models(), &net, &info).unwrap();
+        save_test_model(&opts, 42, 99);
         opts.games = 4;
         run(&opts, &Progress::default()).unwrap();
         let (shards, _) = read_shards(&opts.run.replay());
@@ -288,13 +292,7 @@ mod tests {
         let mut opts = options(&dir, 2, 1);
         opts.config.evaluator = LeafEvaluator::Network;
         opts.gated = true;
-        let device = burn::tensor::Device::flex();
-        let mut sidecars = vec![];
-        for step in [42, 84] {
-            let net = NetConfig::new(1, 8).init_seeded(&device, step);
-            let info = othello_net::ModelInfo { architecture: NetConfig::new(1, 8), step, samples: 0, training: None };
-            sidecars.push(othello_net::save_model(&opts.run.models(), &net, &info).unwrap());
-        }
+        let sidecars: Vec<_> = [42, 84].into_iter().map(|step| save_test_model(&opts, step, step)).collect();
         let models_played = |opts: &WorkerOptions| -> std::collections::BTreeSet<u64> {
             let (shards, _) = read_shards(&opts.run.replay());
             shards.iter().flat_map(|(_, s)| s.model.clone()).collect()

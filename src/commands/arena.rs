@@ -187,7 +187,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         let mut all = if o.ladder.len() >= 2 { schedule(o.ladder, None, o.games)? } else { vec![] };
         let mut previous: Option<String> = None;
         for model in &chosen {
-            let spec = format!("net:model=\"{}\",{search}", model.display());
+            let spec = checkpoint_spec(model, &search);
             let mut agents: Vec<String> = o.ladder.to_vec();
             agents.extend(previous.take());
             agents.push(spec.clone());
@@ -206,6 +206,11 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             return Ok(());
         }
     }
+}
+
+/// The player a checkpoint is rated as: the network with `search` (its simulations, Gumbel's root, ...).
+fn checkpoint_spec(model: &Path, search: &str) -> String {
+    format!("net:model=\"{}\",{search}", model.display())
 }
 
 /// Gating: self-play plays the best checkpoint rather than the newest, and a checkpoint becomes the best once a
@@ -232,7 +237,6 @@ impl Gating {
         setup: &MatchSetup,
     ) -> Result<()> {
         let step = |model: &Path| othello_net::read_info(model).map(|i| i.step).map_err(anyhow::Error::from);
-        let spec = |model: &Path| format!("net:model=\"{}\",{search}", model.display());
         for model in models {
             let Some(best) = othello_net::best_model(run) else {
                 othello_net::set_best_model(run, model)?;
@@ -245,8 +249,8 @@ impl Gating {
             let stem = model.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned());
             let decision = sprt(SprtOptions {
                 out: &run.gate(&stem),
-                candidate: &spec(model),
-                baseline: &spec(&best),
+                candidate: &checkpoint_spec(model, search),
+                baseline: &checkpoint_spec(&best, search),
                 test: Sprt::new(0.0, self.elo1, 0.05, 0.05)?,
                 rules: setup.rules,
                 seed: setup.seed,

@@ -76,8 +76,9 @@ pub fn run(o: RunOptions) -> Result<()> {
     let logs = run.logs();
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let exe = std::env::current_exe().context("finding this executable")?;
-    // A stage with a niceness above 0 starts through `nice` where the system has it (every Unix does).
-    let nice_found = Command::new("nice").arg("true").status().is_ok_and(|s| s.success());
+    // A stage with a niceness above 0 starts through `nice` where the system has it (every Unix does); asked only
+    // when the evaluation wants it.
+    let nice_found = config.eval.nice > 0 && Command::new("nice").arg("true").status().is_ok_and(|s| s.success());
     let spawn = |args: &[&str], rayon_threads: usize, stage: &str, niceness: u8| -> Result<Child> {
         let path = run.stage_log(stage);
         let file = std::fs::OpenOptions::new()
