@@ -6,15 +6,19 @@ import sys
 
 import numpy as np
 
-SHARD_VERSION = 1
+# Version 1 has no "search_value" (read it as "value").
+SHARD_VERSIONS = (1, 2)
 
 
 def load_shard(path):
     """Returns a dict of numpy arrays, one row per position."""
     with np.load(path) as npz:
         shard = {name: npz[name] for name in npz.files}
-    if shard["version"].tolist() != [SHARD_VERSION]:
-        raise ValueError(f"{path}: schema version {shard['version']}, expected {SHARD_VERSION}")
+    version = shard["version"].tolist()
+    if len(version) != 1 or version[0] not in SHARD_VERSIONS:
+        raise ValueError(f"{path}: schema version {shard['version']}, expected one of {SHARD_VERSIONS}")
+    if version[0] == 1:
+        shard["search_value"] = shard["value"].copy()
     return shard
 
 
@@ -37,4 +41,5 @@ if __name__ == "__main__":
         int(s["value"].sum()),
         int(s["margin"].astype(np.int64).sum()),
         int(s["full_search"].sum()),
+        f"{float(s['search_value'].astype(np.float64).sum()):.3f}",
     )

@@ -34,12 +34,13 @@ fn numpy_reads_what_rust_wrote() {
     let own: u32 = s.player.iter().map(|b| b.count_ones()).sum();
     let opp: u32 = s.opponent.iter().map(|b| b.count_ones()).sum();
     let want = format!(
-        "{} {own} {opp} {:.3} {} {} {}",
+        "{} {own} {opp} {:.3} {} {} {} {:.3}",
         s.len(),
         s.policy.iter().sum::<f32>(),
         s.value.iter().sum::<f32>() as i64,
         s.margin.iter().map(|&m| m as i64).sum::<i64>(),
-        s.full_search.iter().map(|&f| f as u64).sum::<u64>()
+        s.full_search.iter().map(|&f| f as u64).sum::<u64>(),
+        s.search_value.iter().map(|&q| q as f64).sum::<f64>()
     );
     assert_eq!(String::from_utf8_lossy(&py.stdout).trim(), want);
     let _ = std::fs::remove_dir_all(&run);

@@ -15,6 +15,9 @@ pub struct PositionRecord {
     pub full_search: bool,
     /// Solved exactly by the endgame solver: the final disc margin for the side to move under perfect play.
     pub exact_margin: Option<i32>,
+    /// The search's value of the move played, for the side to move, in -1..1 (its mean over the simulations
+    /// through that move); `None` where no search chose the move (the solver, expert games).
+    pub search_value: Option<f32>,
 }
 
 /// A finished game.
@@ -42,6 +45,14 @@ impl GameRecord {
             Some((solved_side, margin)) if solved_side == side => margin,
             Some((_, margin)) => -margin,
             None => self.outcome().margin_for(side),
+        }
+    }
+    /// The search's value of position `i` for its side to move: the searched value of the move played, or where
+    /// no search was made the value target (exact where solved).
+    pub fn search_value_target(&self, i: usize) -> f32 {
+        match self.positions[i].search_value {
+            Some(q) if q.is_finite() => q.clamp(-1.0, 1.0),
+            _ => self.value_target(i),
         }
     }
     /// Final ownership of each square from the side to move in position `i`: 1 own, -1 opponent's, 0 empty.
@@ -74,6 +85,7 @@ impl GameRecord {
                         policy,
                         full_search: ply.is_multiple_of(2),
                         exact_margin: None,
+                        search_value: None,
                     });
                     Move::Play(moves.nth(rng.random_range(0..moves.count())).expect("a legal move"))
                 }

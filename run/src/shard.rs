@@ -12,8 +12,9 @@ use thiserror::Error;
 
 use crate::game_record::GameRecord;
 
-/// The schema version written in every shard (`version` array); readers refuse other versions.
-pub const SHARD_VERSION: u32 = 1;
+/// The schema version written in every shard (`version` array). Readers take this one and version 1 (which has
+/// no `search_value`: it reads as `value`), and refuse others.
+pub const SHARD_VERSION: u32 = 2;
 
 #[derive(Debug, Error)]
 #[error("replay shard {}: {problem}", path.display())]
@@ -50,6 +51,8 @@ pub struct Shard {
     pub margin: Vec<i8>,
     /// Final owner of each square for the side to move: 1 own, -1 opponent, 0 empty.
     pub ownership: Vec<i8>,
+    /// The search's value of the move played for the side to move, -1..1; `value` where no search chose it.
+    pub search_value: Vec<f32>,
     pub full_search: Vec<u8>,
     pub solved: Vec<u8>,
     pub model: Vec<u64>,
@@ -120,6 +123,7 @@ impl Shard {
             self.value.push(record.value_target(i));
             self.margin.push(record.margin_target(i) as i8);
             self.ownership.extend_from_slice(&record.ownership_target(i));
+            self.search_value.push(record.search_value_target(i));
             self.full_search.push(r.full_search as u8);
             self.solved.push(r.exact_margin.is_some() as u8);
             self.model.push(from.model);
@@ -149,6 +153,7 @@ impl Shard {
             npz.add_array("value", &Array1::from(self.value.clone()))?;
             npz.add_array("margin", &Array1::from(self.margin.clone()))?;
             npz.add_array("ownership", &Array2::from_shape_vec((n, 64), self.ownership.clone())?)?;
+            npz.add_array("search_value", &Array1::from(self.search_value.clone()))?;
             npz.add_array("full_search", &Array1::from(self.full_search.clone()))?;
             npz.add_array("solved", &Array1::from(self.solved.clone()))?;
             npz.add_array("model", &Array1::from(self.model.clone()))?;
@@ -192,9 +197,11 @@ impl Shard {
             }};
         }
         let version: Vec<u32> = column!("version");
-        if version != [SHARD_VERSION] {
-            return Err(err(format!("schema version {version:?}, this reader knows {SHARD_VERSION}")));
+        if version != [SHARD_VERSION] && version != [1] {
+            return Err(err(format!("schema version {version:?}, this reader knows 1 and {SHARD_VERSION}")));
         }
+        let value: Vec<f32> = column!("value");
+        let search_value = if version == [1] { value.clone() } else { column!("search_value") };
         let shard = Shard {
             player: column!("player"),
             opponent: column!("opponent"),
@@ -202,9 +209,10 @@ impl Shard {
             ply: column!("ply"),
             rules: column!("rules"),
             policy: matrix!("policy", POLICY_SIZE, f32),
-            value: column!("value"),
+            value,
             margin: column!("margin"),
             ownership: matrix!("ownership", 64, i8),
+            search_value,
             full_search: column!("full_search"),
             solved: column!("solved"),
             model: column!("model"),
@@ -228,6 +236,7 @@ impl Shard {
             ("value", self.value.len()),
             ("margin", self.margin.len()),
             ("ownership", self.ownership.len() / 64),
+            ("search_value", self.search_value.len()),
             ("full_search", self.full_search.len()),
             ("solved", self.solved.len()),
             ("model", self.model.len()),
@@ -256,6 +265,9 @@ impl Shard {
             }
             if self.ownership[i * 64..(i + 1) * 64].iter().any(|&o| !(-1..=1).contains(&o)) {
                 return bad("ownership outside -1..1");
+            }
+            if !(-1.0..=1.0).contains(&self.search_value[i]) {
+                return bad("search value outside -1..1");
             }
         }
         Ok(())
@@ -348,6 +360,52 @@ mod tests {
         shard.opponent[0] |= shard.player[0];
         let path = shard.write_atomic(&dir, "y.npz").unwrap();
         assert!(Shard::read(&path).unwrap_err().problem.contains("overlap"));
+        for bad in [1.5, f32::NAN] {
+            let mut shard = sample();
+            shard.search_value[5] = bad;
+            let path = shard.write_atomic(&dir, "z.npz").unwrap();
+            let e = Shard::read(&path).unwrap_err();
+            assert!(e.problem.contains("position 5") && e.problem.contains("search value"), "{e}");
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A shard of the first schema (no `search_value`), written array by array as docs/ARCHITECTURE.md listed
+    /// it, reads with the result as the search's value; an unknown version is refused.
+    #[test]
+    fn version_1_shards_read_with_the_result_as_the_search_value() {
+        let dir = temp_dir("version1");
+        std::fs::create_dir_all(&dir).unwrap();
+        let shard = sample();
+        let n = shard.len();
+        let write = |version: u32, name: &str| {
+            let path = dir.join(name);
+            let mut npz = NpzWriter::new(File::create(&path).unwrap());
+            npz.add_array("version", &Array1::from(vec![version])).unwrap();
+            npz.add_array("player", &Array1::from(shard.player.clone())).unwrap();
+            npz.add_array("opponent", &Array1::from(shard.opponent.clone())).unwrap();
+            npz.add_array("side", &Array1::from(shard.side.clone())).unwrap();
+            npz.add_array("ply", &Array1::from(shard.ply.clone())).unwrap();
+            npz.add_array("rules", &Array1::from(shard.rules.clone())).unwrap();
+            npz.add_array("policy", &Array2::from_shape_vec((n, POLICY_SIZE), shard.policy.clone()).unwrap()).unwrap();
+            npz.add_array("value", &Array1::from(shard.value.clone())).unwrap();
+            npz.add_array("margin", &Array1::from(shard.margin.clone())).unwrap();
+            npz.add_array("ownership", &Array2::from_shape_vec((n, 64), shard.ownership.clone()).unwrap()).unwrap();
+            for (name, column) in [("full_search", &shard.full_search), ("solved", &shard.solved)] {
+                npz.add_array(name, &Array1::from(column.clone())).unwrap();
+            }
+            for (name, column) in [("model", &shard.model), ("game", &shard.game), ("worker", &shard.worker)] {
+                npz.add_array(name, &Array1::from(column.clone())).unwrap();
+            }
+            npz.add_array("seed", &Array1::from(shard.seed.clone())).unwrap();
+            npz.finish().unwrap();
+            path
+        };
+        let old = Shard::read(&write(1, "v1.npz")).unwrap();
+        assert_eq!(old.search_value, shard.value);
+        assert_eq!(Shard { search_value: shard.search_value.clone(), ..old }, shard);
+        let e = Shard::read(&write(7, "v7.npz")).unwrap_err();
+        assert!(e.problem.contains("version [7]"), "{e}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

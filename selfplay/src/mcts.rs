@@ -536,6 +536,15 @@ impl Tree {
         target
     }
 
+    /// The searched value of root move `mv` for the root's side to move (the root's value if it was never
+    /// visited): what the search expects of the move it plays.
+    pub fn move_value(&self, mv: Move) -> f32 {
+        let root = &self.nodes[ROOT as usize];
+        (root.first_child..root.first_child + root.children)
+            .find(|&c| self.nodes[c as usize].mv == mv)
+            .map_or_else(|| self.root_value(), |c| self.child_q(c))
+    }
+
     /// Visits of each root move.
     pub fn visits(&self) -> Vec<(Move, u32)> {
         self.children(ROOT).map(|c| (c.mv, c.visits)).collect()

@@ -220,7 +220,9 @@ impl Playing {
                     mv = Move::Play(square);
                 }
                 let exact_margin = Some(solution.score);
-                self.positions.push(PositionRecord { position: pos, ply, policy, full_search: true, exact_margin });
+                let record =
+                    PositionRecord { position: pos, ply, policy, full_search: true, exact_margin, search_value: None };
+                self.positions.push(record);
                 self.play(mv);
                 continue;
             }
@@ -266,7 +268,9 @@ impl Playing {
         };
         let mv = mv.expect("a searched position with moves");
         let position = *self.game.position();
-        self.positions.push(PositionRecord { position, ply, policy, full_search: search.full, exact_margin: None });
+        let search_value = Some(self.tree.move_value(mv));
+        let full_search = search.full;
+        self.positions.push(PositionRecord { position, ply, policy, full_search, exact_margin: None, search_value });
         self.play(mv);
     }
 
@@ -386,6 +390,46 @@ mod tests {
         assert_eq!(record.outcome().margin_for(first.position.side), exact);
         for (i, r) in record.positions.iter().enumerate() {
             assert_eq!(record.margin_target(i), record.outcome().margin_for(r.position.side));
+        }
+    }
+
+    /// The search's value of the move played is the game's result where that move ends the game (the child is
+    /// terminal, its value exact), from the mover's side; near the end it predicts the result; solved positions
+    /// have none.
+    #[test]
+    fn search_values_are_the_movers_and_exact_at_the_last_move() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let config = SelfPlayConfig { solve_empties: 0, simulations: 32, ..SelfPlayConfig::default() };
+        let (mut last_moves, mut agree, mut late) = (0, 0.0, 0);
+        for seed in 0..8 {
+            let record = play_game(rules, &mut RolloutEvaluator::new(seed, 2), &config, seed);
+            for (i, r) in record.positions.iter().enumerate() {
+                let q = r.search_value.expect("every searched position has a search value");
+                assert!((-1.0..=1.0).contains(&q));
+                let played = record.game.moves()[r.ply as usize];
+                let next = rules.play(&r.position, played).unwrap();
+                if rules.status(&next) == Status::Over {
+                    assert_eq!(q, record.value_target(i), "seed {seed}, position {i}");
+                    last_moves += 1;
+                } else if (rules.mask() & !r.position.occupied().0).count_ones() <= 6 {
+                    agree += q * record.value_target(i);
+                    late += 1;
+                }
+            }
+        }
+        assert!(last_moves >= 6, "{last_moves} game-ending moves");
+        assert!(
+            agree / late as f32 > 0.3,
+            "search values near the end agree with the results: {}",
+            agree / late as f32
+        );
+        let solving = SelfPlayConfig { solve_empties: 8, simulations: 16, ..SelfPlayConfig::default() };
+        let record = play_game(Rules::othello(), &mut UniformEvaluator, &solving, 1);
+        for (i, r) in record.positions.iter().enumerate() {
+            assert_eq!(r.search_value.is_none(), r.exact_margin.is_some());
+            if r.exact_margin.is_some() {
+                assert_eq!(record.search_value_target(i), record.value_target(i), "exact where solved");
+            }
         }
     }
 

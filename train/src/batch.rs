@@ -26,6 +26,8 @@ pub struct Batch {
     pub policy_weight: Vec<f32>,
     /// [n]: final result for the side to move, -1..1.
     pub value: Vec<f32>,
+    /// [n]: the search's value of the move played for the side to move, -1..1 (the result where none).
+    pub search_value: Vec<f32>,
     /// [n]: final disc margin / 64.
     pub margin: Vec<f32>,
     /// [n, 64]: final ownership, -1..1.
@@ -69,6 +71,7 @@ impl Batch {
             legal_mask: Vec::with_capacity(n * POLICY_SIZE),
             policy_weight: Vec::with_capacity(n),
             value: Vec::with_capacity(n),
+            search_value: Vec::with_capacity(n),
             margin: Vec::with_capacity(n),
             ownership: Vec::with_capacity(n * 64),
         }
@@ -109,6 +112,7 @@ impl Batch {
         self.legal_mask.extend_from_slice(&mask);
         self.policy_weight.push(shard.full_search[row] as f32);
         self.value.push(shard.value[row]);
+        self.search_value.push(shard.search_value[row]);
         self.margin.push(shard.margin[row] as f32 / 64.0);
         self.ownership.extend_from_slice(&ownership);
         self.n += 1;

@@ -41,7 +41,14 @@ pub fn expert_record(game: &WthorGame) -> Result<GameRecord, String> {
         .map(|(ply, position, sq)| {
             let mut policy = [0f32; POLICY_SIZE];
             policy[sq] = 1.0;
-            PositionRecord { position, ply: ply as u32, policy, full_search: true, exact_margin: None }
+            PositionRecord {
+                position,
+                ply: ply as u32,
+                policy,
+                full_search: true,
+                exact_margin: None,
+                search_value: None,
+            }
         })
         .collect();
     Ok(GameRecord { game: played, positions, seed: 0 })

@@ -19,7 +19,7 @@ pub struct StepFigures {
     pub ownership_loss: f32,
     /// Entropy of the predicted policy over the legal moves (nats).
     pub policy_entropy: f32,
-    /// Share of decided games whose winner the value head predicts (sign of the value).
+    /// Share of decided games whose winner the value head predicts (sign of the value against the result).
     pub value_accuracy: f32,
 }
 
@@ -56,6 +56,7 @@ pub struct Targets {
     pub legal_mask: Tensor<2>,
     pub policy_weight: Tensor<2>,
     pub value: Tensor<2>,
+    pub search_value: Tensor<2>,
     pub margin: Tensor<2>,
     pub ownership: Tensor<2>,
 }
@@ -70,6 +71,7 @@ impl Targets {
             legal_mask: t2(&batch.legal_mask, POLICY_SIZE),
             policy_weight: t2(&batch.policy_weight, 1),
             value: t2(&batch.value, 1),
+            search_value: t2(&batch.search_value, 1),
             margin: t2(&batch.margin, 1),
             ownership: t2(&batch.ownership, 64),
         }
@@ -81,8 +83,9 @@ pub fn loss(net: &Network, t: Targets, config: &TrainConfig) -> (Tensor<1>, Step
     let out = net.forward(t.planes);
     let log_policy = log_softmax(out.policy + t.legal_mask, 1);
     let policy_loss = (t.policy * log_policy.clone() * t.policy_weight).sum_dim(1).mean().neg();
-    let value_target = t.value;
-    let value_loss = (out.value.clone() - value_target.clone()).square().mean();
+    let w = config.search_value_weight;
+    let value_target = t.value.clone().mul_scalar(1.0 - w) + t.search_value.mul_scalar(w);
+    let value_loss = (out.value.clone() - value_target).square().mean();
     let margin_loss = (out.margin - t.margin).square().mean();
     let ownership_loss = (out.ownership - t.ownership).square().mean();
     let total = policy_loss.clone().mul_scalar(config.policy_weight)
@@ -93,7 +96,7 @@ pub fn loss(net: &Network, t: Targets, config: &TrainConfig) -> (Tensor<1>, Step
     let log_policy = log_policy.detach();
     let entropy = (log_policy.clone().exp() * log_policy).sum_dim(1).mean().neg();
     let predicted = out.value.detach().into_data().try_into_vec::<f32>().unwrap_or_default();
-    let actual = value_target.into_data().try_into_vec::<f32>().unwrap_or_default();
+    let actual = t.value.into_data().try_into_vec::<f32>().unwrap_or_default();
     let decided: Vec<(f32, f32)> = predicted.into_iter().zip(actual).filter(|(_, a)| *a != 0.0).collect();
     let right = decided.iter().filter(|(p, a)| p.signum() == a.signum()).count();
     let figures = StepFigures {
@@ -106,4 +109,44 @@ pub fn loss(net: &Network, t: Targets, config: &TrainConfig) -> (Tensor<1>, Step
         value_accuracy: if decided.is_empty() { 0.0 } else { right as f32 / decided.len() as f32 },
     };
     (total, figures)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::SquareMaps;
+    use othello_core::{Rules, Symmetry};
+    use othello_net::NetConfig;
+    use othello_run::{GameRecord, Provenance, Shard};
+
+    /// The value loss against `(1 - w) z + w q`, computed here from the network's own value output.
+    #[test]
+    fn the_value_target_mixes_the_search_value_by_its_weight() {
+        let mut shard = Shard::default();
+        for seed in 0..2 {
+            shard
+                .push_game(&GameRecord::random(Rules::othello(), seed), Provenance { model: 0, game: seed, worker: 0 });
+        }
+        shard.search_value = (0..shard.len()).map(|i| (i % 7) as f32 / 3.5 - 0.9).collect();
+        let mut batch = Batch::default();
+        for row in 0..shard.len() {
+            batch.push(&shard, row, Symmetry::IDENTITY, &SquareMaps::default());
+        }
+        let device = Device::flex();
+        let net = NetConfig::new(1, 8).init_seeded(&device, 3);
+        let predicted: Vec<f32> =
+            net.forward(Targets::new(&batch, &device).planes).value.into_data().try_into_vec().unwrap();
+        for w in [0.0f32, 0.5, 1.0] {
+            let config = TrainConfig { search_value_weight: w, ..Default::default() };
+            let (_, figures) = loss(&net, Targets::new(&batch, &device), &config);
+            let expected = predicted
+                .iter()
+                .zip(batch.value.iter().zip(&batch.search_value))
+                .map(|(p, (z, q))| (p - ((1.0 - w) * z + w * q)).powi(2))
+                .sum::<f32>()
+                / batch.n as f32;
+            assert!((figures.value_loss - expected).abs() < 1e-5, "w {w}: {} not {expected}", figures.value_loss);
+        }
+        assert!(batch.value != batch.search_value);
+    }
 }

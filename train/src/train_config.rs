@@ -49,6 +49,10 @@ pub struct TrainConfig {
     pub value_weight: f32,
     pub margin_weight: f32,
     pub ownership_weight: f32,
+    /// The share of the value target taken from the search's value of the move played instead of the game's
+    /// result: the target is `(1 - w) z + w q`. It lowers the target's variance (a game's result hangs on every
+    /// later move) at the price of the search's bias. Default 0 (the result alone).
+    pub search_value_weight: f32,
     /// The replay window (KataGo's power law): with N positions seen so far, training samples from the newest
     /// `min(N, c * (1 + beta * ((N / c)^alpha - 1) / alpha))` positions, `c` = `window_min`. Defaults: c 20,000,
     /// alpha 0.75, beta 0.4.
@@ -91,6 +95,7 @@ impl Default for TrainConfig {
             value_weight: 1.0,
             margin_weight: 0.1,
             ownership_weight: 0.1,
+            search_value_weight: 0.0,
             window_min: 20_000,
             window_alpha: 0.75,
             window_beta: 0.4,
@@ -119,6 +124,9 @@ impl TrainConfig {
         }
         if !positive(self.window_alpha) || self.window_beta < 0.0 {
             return Err("window_alpha must be positive and window_beta not negative".into());
+        }
+        if !(0.0..=1.0).contains(&self.search_value_weight) {
+            return Err(format!("search_value_weight = {} (expected 0 to 1)", self.search_value_weight));
         }
         Ok(())
     }
