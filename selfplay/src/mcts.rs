@@ -539,10 +539,12 @@ impl Tree {
     /// The searched value of root move `mv` for the root's side to move (the root's value if it was never
     /// visited): what the search expects of the move it plays.
     pub fn move_value(&self, mv: Move) -> f32 {
-        let root = &self.nodes[ROOT as usize];
-        (root.first_child..root.first_child + root.children)
-            .find(|&c| self.nodes[c as usize].mv == mv)
-            .map_or_else(|| self.root_value(), |c| self.child_q(c))
+        self.root_child(mv).map_or_else(|| self.root_value(), |c| self.child_q(c))
+    }
+
+    /// The id of the root's child reached by `mv`, if the root was expanded.
+    fn root_child(&self, mv: Move) -> Option<u32> {
+        self.children(ROOT).position(|c| c.mv == mv).map(|i| self.nodes[ROOT as usize].first_child + i as u32)
     }
 
     /// Visits of each root move.
@@ -593,9 +595,7 @@ impl Tree {
     /// Plays `mv` at the root and keeps its subtree (tree reuse); a move never searched starts a fresh tree. The new
     /// root's priors are the evaluator's: [`Tree::set_root_noise`] decides the next search's noise.
     pub fn advance(&mut self, mv: Move) {
-        let child =
-            self.children(ROOT).position(|c| c.mv == mv).map(|i| self.nodes[ROOT as usize].first_child + i as u32);
-        let Some(child) = child else {
+        let Some(child) = self.root_child(mv) else {
             let next = self.rules.play(self.position(), mv).expect("advance takes a legal move");
             self.nodes = vec![Node::new(next, Move::Pass, 1.0)];
             return;
