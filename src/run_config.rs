@@ -90,6 +90,7 @@ impl RunConfig {
         let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
         config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
         config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
+        config.network.validate().map_err(|e| anyhow::anyhow!("config {origin}: [network] {e}"))?;
         for spec in &config.eval.ladder {
             othello_eval::agent_from_spec(spec, 0)
                 .map_err(|e| anyhow::anyhow!("config {origin}: [eval] ladder: {e}"))?;
@@ -185,6 +186,8 @@ mod tests {
             ("[selfplay]\nsolved_exploration = 1.5\n", "solved_exploration"),
             ("[selfplay]\nfull_search_share = nan\n", "full_search_share"),
             ("[eval]\nnice = 20\n", "nice"),
+            ("[network]\nvalue_channels = 0\n", "value_channels"),
+            ("[network]\ninput_planes = 5\n", "input_planes"),
         ] {
             let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
             assert!(err.contains("s.toml") && err.contains(key), "{err}");

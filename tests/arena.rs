@@ -23,7 +23,8 @@ fn arena(dir: &Path, agents: &[&str], games: &str) -> std::process::Command {
 
 #[test]
 fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
-    let dir = temp_run("arena");
+    let scratch = temp_run("arena");
+    let dir = scratch.path();
     let agents = ["random", "greedy", "positional:depth=2"];
     // 3 pairings x 200 games on 8x8: long enough to be killed midway.
     let mut child = arena(&dir, &agents, "200").stderr(std::process::Stdio::null()).spawn().unwrap();
@@ -70,14 +71,14 @@ fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
     let greedy = ratings.iter().find(|r| r["player"] == "greedy").unwrap();
     assert_eq!(greedy["elo"], 100.0);
     assert_eq!(std::fs::read_to_string(dir.join("ratings.csv")).unwrap().lines().count(), 5);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Two directories sharing a player are rated on one scale, as one directory holding the union of their games is
 /// (a game both hold, the same key, counts once).
 #[test]
 fn ratings_of_several_directories_are_those_of_their_games_together() {
-    let (a, b, union) = (temp_run("ratings-a"), temp_run("ratings-b"), temp_run("ratings-union"));
+    let scratch = [temp_run("ratings-a"), temp_run("ratings-b"), temp_run("ratings-union")];
+    let [a, b, union] = scratch.each_ref().map(|d| d.path());
     assert!(arena(&a, &["random", "greedy"], "20").output().unwrap().status.success());
     // B repeats A's pairing (the same seed: the same games) and adds a stronger player.
     assert!(arena(&b, &["random", "greedy", "positional:depth=2"], "20").output().unwrap().status.success());
@@ -90,7 +91,8 @@ fn ratings_of_several_directories_are_those_of_their_games_together() {
     std::fs::create_dir_all(&union).unwrap();
     std::fs::write(union.join("results.csv"), lines.join("\n") + "\n").unwrap();
 
-    let out_dir = temp_run("ratings-together");
+    let out_scratch = temp_run("ratings-together");
+    let out_dir = out_scratch.path();
     let out = bin()
         .args(["ratings", a.to_str().unwrap(), b.to_str().unwrap(), "--out", out_dir.to_str().unwrap()])
         .output()
@@ -104,28 +106,26 @@ fn ratings_of_several_directories_are_those_of_their_games_together() {
     assert_eq!(together["games"], 60);
     assert_eq!(together["ratings"], expected["ratings"]);
     assert_eq!(together["ratings"][0]["player"], "positional:depth=2");
-    for dir in [a, b, union, out_dir] {
-        let _ = std::fs::remove_dir_all(&dir);
-    }
 }
 
 #[test]
 fn bad_agent_specs_and_anchors_are_refused_by_name() {
-    let dir = temp_run("arena-bad");
+    let scratch = temp_run("arena-bad");
+    let dir = scratch.path();
     let out = arena(&dir, &["random", "positional:depht=2"], "2").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("depht"), "{stderr}");
     assert!(arena(&dir, &["random", "greedy"], "2").output().unwrap().status.success());
     let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "nobody=0"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("nobody"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A much stronger candidate is accepted (H1) and a much weaker one rejected (H0), each after a handful of pairs;
 /// a rerun reaches the same decision from the stored games without playing any.
 #[test]
 fn sprt_decides_clear_cases_and_a_rerun_replays_nothing() {
-    let dir = temp_run("sprt");
+    let scratch = temp_run("sprt");
+    let dir = scratch.path();
     let sprt = |candidate: &str, baseline: &str, out: &Path| {
         bin()
             .args(["sprt", "--out", out.to_str().unwrap(), "--candidate", candidate, "--baseline", baseline])
@@ -150,13 +150,13 @@ fn sprt_decides_clear_cases_and_a_rerun_replays_nothing() {
     let weak = dir.join("weak");
     let out = sprt("random", "positional:depth=2", &weak);
     assert!(String::from_utf8_lossy(&out.stdout).contains("H0 accepted"), "{}", String::from_utf8_lossy(&out.stdout));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Every agent is seeded per game: the same agents, seed and openings give the same games on one thread or two.
 #[test]
 fn the_same_games_on_one_thread_or_two() {
-    let dir = temp_run("arena-threads");
+    let scratch = temp_run("arena-threads");
+    let dir = scratch.path();
     let rows = |threads: &str| {
         let out = dir.join(threads);
         let status = bin()
@@ -183,7 +183,6 @@ fn the_same_games_on_one_thread_or_two() {
         rows
     };
     assert_eq!(rows("1"), rows("2"));
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The rows of `results.csv` as fields (quoted fields may hold commas).
@@ -225,7 +224,8 @@ fn script(dir: &Path, name: &str, body: &str) -> String {
 /// an illegal move, hang, or exit mid-game each forfeit with their reason, and the arena completes.
 #[test]
 fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
-    let dir = temp_run("engines");
+    let scratch = temp_run("engines");
+    let dir = scratch.path();
     let exe = env!("CARGO_BIN_EXE_othello-zero");
     let nboard = format!("engine:cmd=\"{exe} nboard --agent positional:depth=1\",protocol=nboard");
     let gtp = format!("engine:cmd=\"{exe} gtp --agent greedy\",protocol=gtp");
@@ -271,5 +271,4 @@ fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
             assert_eq!(r[7], if engine_black { "0" } else { "1" }, "the engine loses: {r:?}");
         }
     }
-    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -78,8 +78,8 @@ fn replay_of_wthor_matches_the_scores_stored_in_the_database() {
     }
     assert!(checked > file.games.len() * 9 / 10);
     // A truncated file is an error line naming the file, not a crash.
-    let dir = std::env::temp_dir().join(format!("oz-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let cut = dir.join("cut.wtb");
     std::fs::write(&cut, &std::fs::read(&path).unwrap()[..1000]).unwrap();
     let o = run(&["replay", "--wthor", cut.to_str().unwrap()], "");
@@ -157,8 +157,8 @@ fn bench_runs_every_kernel() {
 #[test]
 fn fit_eval_learns_weights_that_predict_held_out_games() {
     let path = shared("data/wthor/WTH_2004.wtb");
-    let dir = std::env::temp_dir().join(format!("oz-fit-eval-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let out = dir.join("weights.bin");
     let o = run(&["fit-eval", path.to_str().unwrap(), "--epochs", "150", "--out", out.to_str().unwrap()], "");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
@@ -175,14 +175,13 @@ fn fit_eval_learns_weights_that_predict_held_out_games() {
         stdout(&o).lines().find(|l| l.starts_with("empties 24-27")).map(str::to_owned).expect("a line per phase");
     let error: f64 = line.split("error ").nth(1).unwrap().split(' ').next().unwrap().parse().unwrap();
     assert!(error < 0.8 * spread, "{line} (spread {spread:.2})");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
     let path = shared("data/wthor/WTH_2004.wtb");
-    let dir = std::env::temp_dir().join(format!("oz-label-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let labels = dir.join("labels.bin");
     let (wthor, out) = (path.to_str().unwrap(), labels.to_str().unwrap());
     let args = ["label-endgames", wthor, "--out", out, "--every", "199", "--max-empties", "12", "--threads", "2"];
@@ -216,7 +215,6 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
     let o = run(&["fit-eval", wthor, "--labels", out, "--out", weights.to_str().unwrap()], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains(out) && err.contains("truncated"), "{err}");
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// FFO #40 and #41 rewritten in Edax's `.obf` layout: the CLI solves them to the file's scores and moves (on one
@@ -235,8 +233,8 @@ fn solve_reads_obf_files_and_checks_their_answers() {
             format!("{} {}; {}", f[0], f[1], moves.join(" "))
         })
         .collect();
-    let dir = std::env::temp_dir().join(format!("oz-cli-obf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let scratch = tempfile::tempdir().unwrap();
+    let dir = scratch.path();
     let good = dir.join("good.obf");
     std::fs::write(&good, format!("% two FFO problems\n{}\n", obf.join("\n"))).unwrap();
     let o = run(&["solve", "--rules", "empties", "--one-best", "--file", good.to_str().unwrap()], "");
@@ -291,5 +289,4 @@ fn solve_reads_obf_files_and_checks_their_answers() {
         out.contains("DISAGREES") && out.contains(&format!("error: {}, line 2: bad score '+3x'", bad.display())),
         "{out}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

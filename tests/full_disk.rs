@@ -19,7 +19,8 @@ fn a_full_then_read_only_disk_stops_the_stages_cleanly_and_the_run_resumes() {
         eprintln!("skipped: this system refuses user namespaces (unshare -rm), so no private tmpfs can be mounted");
         return;
     }
-    let (mount, kept) = (temp_run("full-disk"), temp_run("full-disk-kept"));
+    let scratch = [temp_run("full-disk"), temp_run("full-disk-kept")];
+    let [mount, kept] = scratch.each_ref().map(|d| d.path());
     let bin = env!("CARGO_BIN_EXE_othello-zero");
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml");
     let run = mount.join("run");
@@ -77,7 +78,4 @@ fn a_full_then_read_only_disk_stops_the_stages_cleanly_and_the_run_resumes() {
         }
     }
     assert!(kept.join("models-after").join("model-000000040.json").exists());
-    for d in [mount, kept] {
-        let _ = std::fs::remove_dir_all(d);
-    }
 }

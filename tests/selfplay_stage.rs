@@ -20,7 +20,8 @@ fn write_config(run: &Path, games_per_shard: usize) {
 
 #[test]
 fn numpy_reads_what_rust_wrote() {
-    let run = temp_run("numpy");
+    let scratch = temp_run("numpy");
+    let run = scratch.path();
     write_config(&run, 4);
     let out = bin().args(["selfplay", "--run", run.to_str().unwrap(), "--games", "4"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -43,12 +44,12 @@ fn numpy_reads_what_rust_wrote() {
         s.search_value.iter().map(|&q| q as f64).sum::<f64>()
     );
     assert_eq!(String::from_utf8_lossy(&py.stdout).trim(), want);
-    let _ = std::fs::remove_dir_all(&run);
 }
 
 #[test]
 fn a_worker_killed_with_sigkill_leaves_only_whole_shards_and_resumes() {
-    let run = temp_run("kill");
+    let scratch = temp_run("kill");
+    let run = scratch.path();
     write_config(&run, 1);
     let mut child = bin()
         .args(["selfplay", "--run", run.to_str().unwrap(), "--games", "100000", "--threads", "2"])
@@ -92,5 +93,4 @@ fn a_worker_killed_with_sigkill_leaves_only_whole_shards_and_resumes() {
     let after_restart: std::collections::BTreeSet<u64> = shards_of_game.into_keys().collect();
     assert!((0..target).all(|g| after_restart.contains(&g)), "every game index up to the target is there");
     assert!(after_restart.iter().all(|g| *g < target || games.contains(g)));
-    let _ = std::fs::remove_dir_all(&run);
 }

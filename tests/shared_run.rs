@@ -48,7 +48,8 @@ fn first_field(line: &str) -> String {
 
 #[test]
 fn two_workers_a_trainer_and_an_evaluator_share_a_run_through_a_killed_worker() {
-    let (run, logs) = (temp_run("shared-run"), temp_run("shared-run-logs"));
+    let scratch = [temp_run("shared-run"), temp_run("shared-run-logs")];
+    let [run, logs] = scratch.each_ref().map(|d| d.path());
     let dir = RunDir::new(&run);
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml");
     std::fs::copy(&config, dir.config()).unwrap();
@@ -104,7 +105,4 @@ fn two_workers_a_trainer_and_an_evaluator_share_a_run_through_a_killed_worker() 
     let results = std::fs::read_to_string(dir.eval().join("results.csv")).unwrap();
     let keys: Vec<String> = results.lines().skip(1).map(first_field).collect();
     assert_eq!(keys.len(), keys.iter().collect::<HashSet<_>>().len(), "an evaluation game stored twice");
-    for d in [run, logs] {
-        let _ = std::fs::remove_dir_all(d);
-    }
 }

@@ -18,15 +18,16 @@ const CONFIG: &str = "seed = 5\n[network]\nblocks = 1\nfilters = 8\n[train]\nbat
                       samples_per_position = 1000.0\ncheckpoint_every = 10\nlog_every = 5\nwarmup_steps = 5\n";
 
 /// A run with WTHOR games imported and the small config.
-fn imported_run(name: &str) -> std::path::PathBuf {
-    let run = temp_run(name);
-    std::fs::write(RunDir::new(&run).config(), CONFIG).unwrap();
+fn imported_run(name: &str) -> tempfile::TempDir {
+    let scratch = temp_run(name);
+    let run = scratch.path();
+    std::fs::write(RunDir::new(run).config(), CONFIG).unwrap();
     let out = bin()
         .args(["import-wthor", shared("data/wthor/WTH_1985.wtb").to_str().unwrap(), "--run", run.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    run
+    scratch
 }
 
 fn train(run: &Path, steps: u64) -> Output {
@@ -93,7 +94,8 @@ fn policy_outputs(model: &Path) -> Vec<f32> {
 
 #[test]
 fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
-    let run = imported_run("train-kill");
+    let scratch = imported_run("train-kill");
+    let run = scratch.path();
     let mut child = bin()
         .env("RAYON_NUM_THREADS", "1")
         .args(["train", "--run", run.to_str().unwrap(), "--steps", "100000"])
@@ -148,7 +150,8 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
     assert!(svg.contains("<svg") && svg.contains("policy_loss") && svg.contains("learning rate"));
 
     // Weights and optimiser state continued: the result is the one of a run never interrupted.
-    let straight = imported_run("train-straight");
+    let straight_scratch = imported_run("train-straight");
+    let straight = straight_scratch.path();
     assert!(train(&straight, target).status.success());
     let (a, b) = (
         policy_outputs(&last),
@@ -156,13 +159,12 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
     );
     let diff = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
     assert!(diff < 1e-5, "the resumed run differs from the uninterrupted one by {diff}");
-    let _ = std::fs::remove_dir_all(&run);
-    let _ = std::fs::remove_dir_all(&straight);
 }
 
 #[test]
 fn corrupt_shards_are_skipped_by_name_and_another_architecture_is_refused() {
-    let run = imported_run("train-bad");
+    let scratch = imported_run("train-bad");
+    let run = scratch.path();
     let replay = RunDir::new(&run).replay();
     let good = std::fs::read_dir(&replay).unwrap().next().unwrap().unwrap().path();
     let bytes = std::fs::read(&good).unwrap();
@@ -178,12 +180,15 @@ fn corrupt_shards_are_skipped_by_name_and_another_architecture_is_refused() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("model-000000010.bpk") && stderr.contains("1x8") && stderr.contains("2x8"), "{stderr}");
-    let _ = std::fs::remove_dir_all(&run);
 }
 
 #[test]
 fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
-    let run = imported_run("export");
+    let scratch = imported_run("export");
+    let run = scratch.path();
+    // A value head wider than one channel: the exporters and the readers follow its shape.
+    std::fs::write(RunDir::new(&run).config(), CONFIG.replace("filters = 8", "filters = 8\nvalue_channels = 2"))
+        .unwrap();
     assert!(train(&run, 20).status.success());
     let out_dir = run.join("export");
     let out = bin().args(["export", "--model", run.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]).output();
@@ -192,6 +197,7 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     let card: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("model-card.json")).unwrap()).unwrap();
     assert_eq!(card["architecture"]["blocks"], 1);
+    assert_eq!(card["architecture"]["value_channels"], 2);
     assert_eq!(card["input"]["planes"][2]["name"], "legal");
     assert_eq!(card["training"]["step"], 20);
 
@@ -211,14 +217,14 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     std::fs::write(out_dir.join("model.safetensors"), net).unwrap();
     let py = Command::new(&python).arg(&script).arg(&out_dir).arg("--no-onnx").output().unwrap();
     assert!(!py.status.success(), "{}", String::from_utf8_lossy(&py.stdout));
-    let _ = std::fs::remove_dir_all(&run);
 }
 
 /// The main job on the CI config (4x4, a tiny network): self-play, the trainer and the evaluation stage start
 /// themselves, the trainer stops at its steps, and every checkpoint is rated in RUN/eval with its picture.
 #[test]
 fn the_main_job_trains_and_rates_its_checkpoints() {
-    let run = temp_run("main-job");
+    let scratch = temp_run("main-job");
+    let run = scratch.path();
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml");
     let out = bin()
         .args(["run", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap(), "--threads", "2"])
@@ -276,7 +282,6 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     }
     let best = std::fs::read_to_string(dir.best_model()).unwrap();
     assert_eq!(best.trim(), expected);
-    let _ = std::fs::remove_dir_all(&run);
 }
 
 /// Python's encoding equals Rust's on thousands of random positions (8x8 and 6x6; the check fails on a changed
@@ -286,7 +291,8 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
 fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
     use othello_core::{Game, Move, Rules, Status, Symmetry};
     use rand::{Rng, SeedableRng};
-    let run = imported_run("python-frontend");
+    let scratch = imported_run("python-frontend");
+    let run = scratch.path();
     let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(9);
     let mut lines = String::new();
     let mut games = vec![];
@@ -366,7 +372,6 @@ fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
         assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
         assert_eq!(String::from_utf8_lossy(&py.stdout).trim(), rust, "after {transcript}");
     }
-    let _ = std::fs::remove_dir_all(&run);
 }
 
 /// A warm start: a fresh run begins from another run's checkpoint (the same weights as its step 0), is labelled
@@ -374,10 +379,12 @@ fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
 /// checkpoints of its own, is refused by name.
 #[test]
 fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
-    let source_run = imported_run("warm-source");
+    let source_scratch = imported_run("warm-source");
+    let source_run = source_scratch.path();
     assert!(train(&source_run, 10).status.success());
     let source = RunDir::new(&source_run).models().join("model-000000010.json");
-    let run = temp_run("warm-start");
+    let scratch = temp_run("warm-start");
+    let run = scratch.path();
     let config = run.join("warm.toml");
     let small = "[selfplay]\nsimulations = 4\ngames_in_flight = 8\ngames_per_shard = 8\n\
                  [eval]\nladder = [\"random\"]\ngames = 2\nsimulations = 4\n";
@@ -413,7 +420,8 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
     assert!(warm_run(&run, &config).status.success());
 
     // Another architecture is refused, naming the checkpoint; so is a run with checkpoints of its own.
-    let other = temp_run("warm-other");
+    let other_scratch = temp_run("warm-other");
+    let other = other_scratch.path();
     let wider = other.join("wider.toml");
     std::fs::write(&wider, format!("{}{small}", CONFIG.replace("filters = 8", "filters = 16"))).unwrap();
     let out = warm_run(&other, &wider);
@@ -422,7 +430,4 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
     let out = warm_run(&source_run, &config);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("checkpoints of its own"), "{stderr}");
-    for d in [source_run, run, other] {
-        let _ = std::fs::remove_dir_all(d);
-    }
 }

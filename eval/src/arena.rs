@@ -457,8 +457,8 @@ mod tests {
 
     #[test]
     fn stored_rows_read_back_and_a_cut_row_is_dropped() {
-        let dir = std::env::temp_dir().join(format!("oz-arena-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let arena = ArenaDir::new(&dir);
         let rules = Rules::othello().with_size(6).unwrap();
         let schedule = schedule(&specs(&["random", "greedy"]), None, 2).unwrap();
@@ -494,7 +494,6 @@ mod tests {
         .unwrap();
         let err = arena.read().unwrap_err().to_string();
         assert!(err.contains("results.csv") && err.contains("line 2"), "{err}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -193,8 +193,8 @@ mod tests {
     #[test]
     fn played_moves_are_scored_against_the_solver() {
         use crate::arena::{opening, play, schedule};
-        let dir = std::env::temp_dir().join(format!("oz-played-moves-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let arena = ArenaDir::new(&dir);
         let rules = Rules::othello().with_size(4).unwrap();
         let perfect = "random+endgame16";
@@ -214,7 +214,6 @@ mod tests {
         assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");
         assert!(report("random", 6).positions < random.positions, "fewer positions with at most 6 empties");
         assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -179,14 +179,13 @@ mod tests {
     use rand::Rng;
 
     /// A run directory holding one checkpoint of a tiny seeded network.
-    fn tiny_run(name: &str) -> std::path::PathBuf {
-        let dir = std::env::temp_dir().join(format!("oz-netagent-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    fn tiny_run() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
         let device = DeviceChoice::Flex.device().unwrap();
         let config = NetConfig::new(1, 8);
         let net = config.init_seeded(&device, 7);
         let info = ModelInfo { architecture: config, step: 3, samples: 0, training: None };
-        save_model(&RunDir::new(&dir).models(), &net, &info).unwrap();
+        save_model(&RunDir::new(dir.path()).models(), &net, &info).unwrap();
         dir
     }
 
@@ -206,8 +205,9 @@ mod tests {
     /// `policy:` plays the legal move with the highest network output, computed here straight from `predict`.
     #[test]
     fn the_policy_agent_plays_the_networks_favourite_legal_move() {
-        let run = tiny_run("policy");
-        let model = resolve_model(&run).unwrap();
+        let scratch = tiny_run();
+        let run = scratch.path();
+        let model = resolve_model(run).unwrap();
         let device = DeviceChoice::Flex.device().unwrap();
         let (net, _) = load_model(&model, None, &device).unwrap();
         let mut agent = agent_from_spec(&format!("policy:model={}", run.display()), 1).unwrap();
@@ -229,13 +229,13 @@ mod tests {
         };
         assert_eq!(picks(4), picks(4));
         assert!(picks(4).iter().all(|m| game.clone().push(*m).is_ok()));
-        let _ = std::fs::remove_dir_all(&run);
     }
 
     /// `net:` plays whole legal games, the same ones from the same seed, and keeps its tree between moves.
     #[test]
     fn the_search_agent_plays_reproducibly_and_reuses_its_tree() {
-        let run = tiny_run("mcts");
+        let scratch = tiny_run();
+        let run = scratch.path();
         let rules = Rules::othello().with_size(6).unwrap();
         for spec in
             [format!("net:model={},sims=24", run.display()), format!("net:model={},sims=24,gumbel=4", run.display())]
@@ -267,6 +267,5 @@ mod tests {
         let reused = agent.tree_for(&game);
         assert_eq!(reused.position(), game.position());
         assert!(reused.root_visits() > 0, "the reply's subtree is kept");
-        let _ = std::fs::remove_dir_all(&run);
     }
 }

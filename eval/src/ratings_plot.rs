@@ -189,8 +189,8 @@ mod tests {
 
     #[test]
     fn a_picture_holds_every_run_and_fixed_player() {
-        let dir = std::env::temp_dir().join(format!("oz-ratings-plot-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let svg = dir.join("ratings.svg");
         let point = |step, elo| CheckpointElo {
             step,
@@ -210,6 +210,5 @@ mod tests {
             assert!(text.contains(label), "{label} missing");
         }
         assert!(plot_ratings(&[], &[], &svg).is_err(), "nothing to draw");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

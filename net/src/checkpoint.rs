@@ -109,15 +109,7 @@ pub fn load_model(
         if *want != info.architecture {
             return Err(ModelError {
                 path: weights,
-                problem: format!(
-                    "it is a {}x{} network ({} input planes), the run expects {}x{} ({} input planes)",
-                    info.architecture.blocks,
-                    info.architecture.filters,
-                    info.architecture.input_planes,
-                    want.blocks,
-                    want.filters,
-                    want.input_planes
-                ),
+                problem: format!("it is a {} network, the run expects {want}", info.architecture),
             });
         }
     }
@@ -202,8 +194,8 @@ mod tests {
     #[test]
     fn checkpoints_round_trip_and_refuse_another_architecture() {
         let (config, net, device) = tiny();
-        let dir = std::env::temp_dir().join(format!("oz-model-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let info = ModelInfo { architecture: config.clone(), step: 5, samples: 0, training: None };
         let path = save_model(&dir, &net, &info).unwrap();
         assert_eq!(newest_model(&dir), Some(path.clone()));
@@ -222,6 +214,27 @@ mod tests {
         let bytes = std::fs::read(&weights).unwrap();
         std::fs::write(&weights, &bytes[..bytes.len() / 3]).unwrap();
         assert!(load_model(&path, None, &device).is_err());
-        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The value head's width is part of the architecture; a sidecar written before the key existed has one channel.
+    #[test]
+    fn value_channels_round_trip_and_default_to_one() {
+        let device = Device::flex();
+        let wide = NetConfig { value_channels: 4, ..NetConfig::new(1, 8) };
+        let net = wide.init_seeded(&device, 11);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
+        let info = ModelInfo { architecture: wide.clone(), step: 1, samples: 0, training: None };
+        let path = save_model(&dir, &net, &info).unwrap();
+        let (loaded, _) = load_model(&path, Some(&wide), &device).unwrap();
+        let rules = Rules::othello();
+        let pos = positions(&rules);
+        let ids = vec![Symmetry::IDENTITY; pos.len()];
+        assert_eq!(predict(&net, &device, &rules, &pos, &ids), predict(&loaded, &device, &rules, &pos, &ids));
+        let err = load_model(&path, Some(&NetConfig::new(1, 8)), &device).unwrap_err();
+        assert!(err.to_string().contains("value head 4x64") && err.to_string().contains("value head 1x64"), "{err}");
+        let old: NetConfig =
+            serde_json::from_str(r#"{"blocks": 4, "filters": 64, "input_planes": 6, "value_hidden": 64}"#).unwrap();
+        assert_eq!(old, NetConfig::new(4, 64));
     }
 }

@@ -20,6 +20,8 @@ pub struct NetConfig {
     pub blocks: usize,
     pub filters: usize,
     pub input_planes: usize,
+    /// 1x1 convolution channels the value head reads the tower through (a checkpoint without the key: 1).
+    pub value_channels: usize,
     pub value_hidden: usize,
 }
 
@@ -30,9 +32,33 @@ impl Default for NetConfig {
     }
 }
 
+impl std::fmt::Display for NetConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(
+            f,
+            "{}x{} ({} input planes, value head {}x{})",
+            self.blocks, self.filters, self.input_planes, self.value_channels, self.value_hidden
+        )
+    }
+}
+
 impl NetConfig {
     pub fn new(blocks: usize, filters: usize) -> NetConfig {
-        NetConfig { blocks, filters, input_planes: PLANES.len(), value_hidden: 64 }
+        NetConfig { blocks, filters, input_planes: PLANES.len(), value_channels: 1, value_hidden: 64 }
+    }
+
+    /// Why this architecture cannot be built, if it cannot: every width at least 1, the planes the encoder makes.
+    pub fn validate(&self) -> Result<(), String> {
+        let widths = [("filters", self.filters), ("value_channels", self.value_channels), ("value_hidden", self.value_hidden)];
+        for (key, width) in widths {
+            if width == 0 {
+                return Err(format!("{key} = 0 (expected 1 or more)"));
+            }
+        }
+        if self.input_planes != PLANES.len() {
+            return Err(format!("input_planes = {} (the encoder makes {})", self.input_planes, PLANES.len()));
+        }
+        Ok(())
     }
 
     pub fn init(&self, device: &Device) -> Network {
@@ -54,8 +80,11 @@ impl NetConfig {
                 .collect(),
             policy_conv: ConvBn { conv: conv(f, 2, 1), bn: BatchNormConfig::new(2).init(device) },
             policy_fc: LinearConfig::new(2 * 64, 65).init(device),
-            value_conv: ConvBn { conv: conv(f, 1, 1), bn: BatchNormConfig::new(1).init(device) },
-            value_fc: LinearConfig::new(64, self.value_hidden).init(device),
+            value_conv: ConvBn {
+                conv: conv(f, self.value_channels, 1),
+                bn: BatchNormConfig::new(self.value_channels).init(device),
+            },
+            value_fc: LinearConfig::new(64 * self.value_channels, self.value_hidden).init(device),
             value_out: LinearConfig::new(self.value_hidden, 1).init(device),
             margin_out: LinearConfig::new(self.value_hidden, 1).init(device),
             ownership_conv: Conv2dConfig::new([f, 1], [1, 1]).init(device),
@@ -82,8 +111,8 @@ impl NetConfig {
             + self.blocks as f64 * 2.0 * conv3(f, f)
             + 64.0 * f * 2.0
             + 128.0 * 65.0
-            + 64.0 * f
-            + 64.0 * self.value_hidden as f64
+            + 64.0 * f * self.value_channels as f64
+            + 64.0 * self.value_channels as f64 * self.value_hidden as f64
             + 2.0 * self.value_hidden as f64
             + 64.0 * f;
         2.0 * macs
@@ -143,7 +172,9 @@ impl Network {
             x = relu(block.b.forward(y) + x);
         }
         let policy = self.policy_fc.forward(relu(self.policy_conv.forward(x.clone())).reshape([b, 128]));
-        let v = relu(self.value_fc.forward(relu(self.value_conv.forward(x.clone())).reshape([b, 64])));
+        let v = relu(self.value_conv.forward(x.clone()));
+        let [_, channels, _, _] = v.dims();
+        let v = relu(self.value_fc.forward(v.reshape([b, 64 * channels])));
         let value = tanh(self.value_out.forward(v.clone()));
         let margin = self.margin_out.forward(v);
         let ownership = tanh(self.ownership_conv.forward(x)).reshape([b, 64]);

@@ -21,14 +21,13 @@ mod tests {
 
     #[test]
     fn writes_replace_whole_files_and_leave_no_temporary_behind() {
-        let dir = std::env::temp_dir().join(format!("oz-atomic-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let path = dir.join("a.json");
         write_atomic(&path, b"first").unwrap();
         write_atomic(&path, b"second").unwrap();
         assert_eq!(std::fs::read(&path).unwrap(), b"second");
         assert_eq!(temp_path(&path), dir.join(".tmp-a.json"));
         assert!(!temp_path(&path).exists());
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -299,12 +299,6 @@ pub fn read_shards(dir: &Path) -> (Vec<(PathBuf, Shard)>, Vec<ShardError>) {
 mod tests {
     use super::*;
 
-    fn temp_dir(name: &str) -> PathBuf {
-        let d = std::env::temp_dir().join(format!("oz-shard-{name}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        d
-    }
-
     fn sample() -> Shard {
         let mut shard = Shard::default();
         for seed in 0..3 {
@@ -318,9 +312,10 @@ mod tests {
 
     #[test]
     fn shards_round_trip_and_damaged_ones_are_refused_by_name() {
-        let dir = temp_dir("roundtrip");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let shard = sample();
-        let path = shard.write_atomic(&dir, "a.npz").unwrap();
+        let path = shard.write_atomic(dir, "a.npz").unwrap();
         assert_eq!(Shard::read(&path).unwrap(), shard);
         let bytes = std::fs::read(&path).unwrap();
         // Truncated, corrupted in the middle, and empty files.
@@ -331,13 +326,12 @@ mod tests {
         std::fs::write(dir.join("c-corrupt.npz"), &flipped).unwrap();
         std::fs::write(dir.join("d-empty.npz"), b"").unwrap();
         std::fs::write(dir.join(".tmp-e.npz"), &bytes[..10]).unwrap(); // a writer's temporary file: ignored
-        let (good, bad) = read_shards(&dir);
+        let (good, bad) = read_shards(dir);
         assert_eq!(good.len(), 1);
         assert_eq!(bad.len(), 3, "{bad:?}");
         for e in &bad {
             assert!(e.to_string().contains(".npz"), "{e}");
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -350,32 +344,32 @@ mod tests {
 
     #[test]
     fn invalid_contents_are_refused() {
-        let dir = temp_dir("invalid");
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let mut shard = sample();
         shard.value[3] = 0.5;
-        let path = shard.write_atomic(&dir, "x.npz").unwrap();
+        let path = shard.write_atomic(dir, "x.npz").unwrap();
         let e = Shard::read(&path).unwrap_err();
         assert!(e.problem.contains("position 3"), "{e}");
         let mut shard = sample();
         shard.opponent[0] |= shard.player[0];
-        let path = shard.write_atomic(&dir, "y.npz").unwrap();
+        let path = shard.write_atomic(dir, "y.npz").unwrap();
         assert!(Shard::read(&path).unwrap_err().problem.contains("overlap"));
         for bad in [1.5, f32::NAN] {
             let mut shard = sample();
             shard.search_value[5] = bad;
-            let path = shard.write_atomic(&dir, "z.npz").unwrap();
+            let path = shard.write_atomic(dir, "z.npz").unwrap();
             let e = Shard::read(&path).unwrap_err();
             assert!(e.problem.contains("position 5") && e.problem.contains("search value"), "{e}");
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A shard of the first schema (no `search_value`), written array by array as docs/ARCHITECTURE.md listed
     /// it, reads with the result as the search's value; an unknown version is refused.
     #[test]
     fn version_1_shards_read_with_the_result_as_the_search_value() {
-        let dir = temp_dir("version1");
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path();
         let shard = sample();
         let n = shard.len();
         let write = |version: u32, name: &str| {
@@ -406,6 +400,5 @@ mod tests {
         assert_eq!(Shard { search_value: shard.search_value.clone(), ..old }, shard);
         let e = Shard::read(&write(7, "v7.npz")).unwrap_err();
         assert!(e.problem.contains("version [7]"), "{e}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

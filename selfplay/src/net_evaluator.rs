@@ -116,8 +116,8 @@ mod tests {
             let mut ev = NetworkEvaluator::new(net, device, seed);
             play_game(rules, &mut ev, &config, seed)
         };
-        let dir = std::env::temp_dir().join(format!("oz-netplay-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let mut shard = Shard::default();
         for seed in 0..2 {
             let (a, b) = (play(seed), play(seed));
@@ -139,6 +139,5 @@ mod tests {
                 assert!(s.policy[i * 65 + sq] == 0.0 || legal >> sq & 1 == 1);
             }
         }
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

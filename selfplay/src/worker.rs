@@ -270,8 +270,8 @@ mod tests {
     /// With the network evaluator: a random-init model until one lands in `run/models`, then that model.
     #[test]
     fn network_workers_pick_up_the_newest_model() {
-        let dir = std::env::temp_dir().join(format!("oz-worker-net-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let mut opts = options(&dir, 2, 1);
         opts.config.evaluator = LeafEvaluator::Network;
         run_twice_same(&opts);
@@ -281,14 +281,13 @@ mod tests {
         let (shards, _) = read_shards(&opts.run.replay());
         let models: std::collections::BTreeSet<u64> = shards.iter().flat_map(|(_, s)| s.model.clone()).collect();
         assert_eq!(models, [0, 42].into_iter().collect(), "games 0-1 by the random init, 2-3 by model 42");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// A gated worker plays the model `best.txt` names, not the newest; an ungated one the newest.
     #[test]
     fn gated_workers_play_the_best_model() {
-        let dir = std::env::temp_dir().join(format!("oz-worker-gated-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let mut opts = options(&dir, 2, 1);
         opts.config.evaluator = LeafEvaluator::Network;
         opts.gated = true;
@@ -307,7 +306,6 @@ mod tests {
         opts.games = 6;
         run(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0, 42, 84].into_iter().collect(), "ungated: the newest");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
@@ -338,8 +336,8 @@ mod tests {
 
     #[test]
     fn threads_do_not_change_the_games_and_restarts_only_fill_the_gaps() {
-        let base = std::env::temp_dir().join(format!("oz-worker-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&base);
+        let scratch = tempfile::tempdir().unwrap();
+        let base = scratch.path().to_path_buf();
         let (one, two) = (base.join("one"), base.join("two"));
         run(&options(&one, 8, 1), &Progress::default()).unwrap();
         run(&options(&two, 5, 2), &Progress::default()).unwrap();
@@ -350,6 +348,5 @@ mod tests {
         assert_eq!(progress.games.load(Ordering::Relaxed), 3);
         assert_eq!(games(&one), games(&two), "same seeds and worker: same games");
         assert_eq!(games(&one).len(), 8);
-        let _ = std::fs::remove_dir_all(&base);
     }
 }

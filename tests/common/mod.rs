@@ -8,11 +8,9 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_othello-zero"))
 }
 
-pub fn temp_run(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("oz-e2e-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&d);
-    std::fs::create_dir_all(&d).unwrap();
-    d
+/// A scratch directory named after its test, removed when dropped (also when the test fails).
+pub fn temp_run(name: &str) -> tempfile::TempDir {
+    tempfile::Builder::new().prefix(&format!("oz-e2e-{name}-")).tempdir().unwrap()
 }
 
 pub fn shared(rel: &str) -> PathBuf {

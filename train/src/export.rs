@@ -121,11 +121,12 @@ fn model_card(info: &ModelInfo, rules: &Rules, weights: &Weights, source: &Path)
             "blocks": a.blocks,
             "filters": a.filters,
             "input_planes": a.input_planes,
+            "value_channels": a.value_channels,
             "value_hidden": a.value_hidden,
             "batch_norm_epsilon": 1e-5,
             "heads": {
                 "policy": "conv1x1(2)-BN-ReLU, flatten (channel, row, column), linear 128->65",
-                "value": "conv1x1(1)-BN-ReLU, flatten, linear 64->value_hidden, ReLU, linear value_hidden->1, tanh",
+                "value": "conv1x1(value_channels)-BN-ReLU, flatten (channel, row, column), linear 64 value_channels->value_hidden, ReLU, linear value_hidden->1, tanh",
                 "margin": "the value head's hidden layer, linear value_hidden->1",
                 "ownership": "conv1x1(1) with bias, tanh, flatten"
             }

@@ -187,7 +187,8 @@ mod tests {
     /// is an error naming the file and line.
     #[test]
     fn reading_the_log_leaves_out_a_line_being_written() {
-        let path = std::env::temp_dir().join(format!("oz-scalars-{}.csv", std::process::id()));
+        let scratch = tempfile::tempdir().unwrap();
+        let path = scratch.path().join("log.csv");
         let row = |step: usize| (0..COLUMNS.len()).map(|i| (step * 100 + i).to_string()).collect::<Vec<_>>();
         let whole = format!("{}\n{}\n{}\n", COLUMNS.join(","), row(1).join(","), row(2).join(","));
         std::fs::write(&path, format!("{whole}{}", row(3)[..3].join(","))).unwrap();
@@ -195,7 +196,6 @@ mod tests {
         assert_eq!(rows.iter().map(|r| r[0]).collect::<Vec<_>>(), vec![100.0, 200.0]);
         std::fs::write(&path, format!("{whole}{}\n", row(3)[..3].join(","))).unwrap();
         let err = read_scalars(&path).unwrap_err().to_string();
-        assert!(err.contains("oz-scalars") && err.contains("line 4") && err.contains("3 values"), "{err}");
-        let _ = std::fs::remove_file(path);
+        assert!(err.contains("log.csv") && err.contains("line 4") && err.contains("3 values"), "{err}");
     }
 }

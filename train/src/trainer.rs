@@ -362,9 +362,10 @@ mod tests {
     use othello_run::{Provenance, Shard};
     use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
 
-    fn run_with_games(name: &str, games: u64) -> RunDir {
-        let run = RunDir::new(std::env::temp_dir().join(format!("oz-trainer-{name}-{}", std::process::id())));
-        let _ = std::fs::remove_dir_all(run.root());
+    /// A run directory in a scratch directory (removed when the first is dropped) holding `games` games.
+    fn run_with_games(games: u64) -> (tempfile::TempDir, RunDir) {
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path());
         let config = SelfPlayConfig { simulations: 8, ..Default::default() };
         let mut shard = Shard::default();
         for g in 0..games {
@@ -372,7 +373,7 @@ mod tests {
             shard.push_game(&record, Provenance { model: 0, game: g, worker: 0 });
         }
         shard.write_atomic(&run.replay(), "s.npz").unwrap();
-        run
+        (scratch, run)
     }
 
     fn options(run: &RunDir) -> TrainOptions {
@@ -421,7 +422,7 @@ mod tests {
     }
 
     fn resumes_exactly(optimizer: Optimizer) {
-        let run = run_with_games(&format!("{optimizer:?}"), 4);
+        let (_scratch, run) = run_with_games(4);
         let options = |run: &RunDir| {
             let mut o = options(run);
             o.config.optimizer = optimizer;
@@ -476,12 +477,11 @@ mod tests {
         let rows = crate::log::read_scalars(&run.scalars()).unwrap();
         let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
         assert_eq!(steps, vec![5.0, 10.0, 15.0, 20.0, 25.0, 30.0]);
-        let _ = std::fs::remove_dir_all(run.root());
     }
 
     #[test]
     fn the_throttle_stops_training_when_self_play_is_slow() {
-        let run = run_with_games("throttle", 1);
+        let (_scratch, run) = run_with_games(1);
         let mut opts = options(&run);
         opts.config.samples_per_position = 2.0;
         let positions = Shard::read(&run.replay().join("s.npz")).unwrap().len() as u64;
@@ -492,14 +492,13 @@ mod tests {
         let newest = newest_model(&run.models()).unwrap();
         let losses = othello_net::read_info(&newest).unwrap().training.unwrap().losses;
         assert!(losses["policy_loss"] > 0.1 && losses["value_loss"] > 0.0, "{losses:?}");
-        let _ = std::fs::remove_dir_all(run.root());
     }
 
     /// At its deadline the trainer stops between steps and checkpoints the last one, which need not be a multiple
     /// of `checkpoint_every`: a run's time limit keeps its final steps.
     #[test]
     fn the_deadline_stops_training_with_a_checkpoint_of_the_last_step() {
-        let run = run_with_games("deadline", 4);
+        let (_scratch, run) = run_with_games(4);
         let mut opts = options(&run);
         opts.config.checkpoint_every = 1000;
         opts.deadline = Some(Instant::now() + Duration::from_millis(300));
@@ -508,18 +507,16 @@ mod tests {
         assert!(trainer.step > 0);
         let newest = newest_model(&run.models()).unwrap();
         assert_eq!(othello_net::read_info(&newest).unwrap().step, trainer.step);
-        let _ = std::fs::remove_dir_all(run.root());
     }
 
     #[test]
     fn a_checkpoint_of_another_architecture_is_refused_by_name() {
-        let run = run_with_games("arch", 1);
+        let (_scratch, run) = run_with_games(1);
         let mut trainer = Trainer::open(options(&run)).unwrap();
         trainer.run(Some(10), &mut |_| {}).unwrap();
         let mut opts = options(&run);
         opts.network = NetConfig::new(2, 8);
         let err = Trainer::open(opts).err().unwrap().to_string();
         assert!(err.contains("model-000000010.bpk") && err.contains("1x8") && err.contains("2x8"), "{err}");
-        let _ = std::fs::remove_dir_all(run.root());
     }
 }

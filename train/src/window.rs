@@ -126,8 +126,8 @@ mod tests {
 
     #[test]
     fn samples_come_only_from_the_newest_positions_and_bad_shards_are_reported_once() {
-        let dir = std::env::temp_dir().join(format!("oz-window-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
         let mut window = ReplayWindow::new(&dir);
         assert_eq!(window.refresh().positions, 0, "a missing directory is no data, not an error");
         let mut lengths = vec![];
@@ -155,6 +155,5 @@ mod tests {
         assert_eq!(window.held(), lengths[1] + lengths[2]);
         window.evict(lengths[2]);
         assert_eq!(window.held(), lengths[2]);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -21,8 +21,8 @@ fn wthor(year: u32) -> PathBuf {
 
 #[test]
 fn training_on_expert_games_learns_expert_moves() {
-    let run = RunDir::new(std::env::temp_dir().join(format!("oz-wthor-training-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(run.root());
+    let scratch = tempfile::tempdir().unwrap();
+    let run = RunDir::new(scratch.path());
     let report = import_wthor(&[wthor(1985)], &run.replay(), 200).unwrap();
     assert!(report.positions > 50_000, "{report:?}");
 
@@ -74,5 +74,4 @@ fn training_on_expert_games_learns_expert_moves() {
     assert!(after.positions > 10_000);
     assert!(after.rate() > after.random_rate() + 0.08, "{after:?}");
     assert!(after.rate() > before.rate() + 0.05, "{before:?} -> {after:?}");
-    let _ = std::fs::remove_dir_all(run.root());
 }
