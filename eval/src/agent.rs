@@ -42,9 +42,9 @@ impl Agent for Box<dyn Agent> {
 /// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
 /// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
 /// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,device=D]`: the network with MCTS (PUCT, or Gumbel AlphaZero's
-///   root with K considered moves), no root noise, the tree kept between moves (default 200 simulations); `score`
-///   weighs the predicted disc margin beside the result (the search's `score_utility`, default 0); `model` is a
-///   checkpoint or a run directory (its newest checkpoint);
+///   root with K considered moves, without Gumbel draws), no root noise, the tree kept between moves (default 200
+///   simulations); `score` weighs the predicted disc margin beside the result (the search's `score_utility`,
+///   default 0); `model` is a checkpoint or a run directory (its newest checkpoint);
 /// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///

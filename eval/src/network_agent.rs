@@ -90,8 +90,8 @@ impl Agent for PolicyAgent {
 /// Leaves evaluated per network call: enough to batch, few enough that virtual losses barely bend the search.
 pub const SEARCH_BATCH: usize = 8;
 
-/// The network with MCTS: PUCT (or Gumbel AlphaZero's root with `gumbel`), no root noise, and the subtree of the
-/// moves played kept for the next search, which then tops the root up to `sims` visits.
+/// The network with MCTS: PUCT (or Gumbel AlphaZero's root with `gumbel`, drawing no Gumbel noise), no root noise,
+/// and the subtree of the moves played kept for the next search, which then tops the root up to `sims` visits.
 pub struct NetworkMctsAgent {
     name: String,
     evaluator: NetworkEvaluator,

@@ -131,12 +131,16 @@ pub struct SearchJob {
 /// sequential halving of the simulation budget between them, keeping the half with the best
 /// `g + logit + sigma(q)` after each round. Driven as a sequence of [`SearchJob`]s (one per round, so the
 /// rounds of many games batch together); below the root the search is PUCT. No temperature is needed: the Gumbel
-/// noise is the exploration. After the last round, [`GumbelSearch::choice`] is the move and
-/// [`Tree::gumbel_policy_target`] the policy target.
+/// noise is the exploration. A player draws none ([`GumbelSearch::noiseless`], as Gumbel MuZero evaluates
+/// perfect-information games): its candidates are the moves of highest prior and its choice a function of the
+/// position. After the last round, [`GumbelSearch::choice`] is the move and [`Tree::gumbel_policy_target`] the
+/// policy target.
 #[derive(Clone, Debug)]
 pub struct GumbelSearch {
     simulations: u32,
     considered: usize,
+    /// Draws Gumbel noise (self-play's exploration); without it every draw is 0.
+    noise: bool,
     /// Root children and their Gumbel draws; empty until the search starts.
     children: Vec<u32>,
     gumbel: Vec<f32>,
@@ -151,10 +155,12 @@ pub struct GumbelSearch {
 }
 
 impl GumbelSearch {
+    /// Self-play's search: the Gumbel draws explore.
     pub fn new(simulations: u32, considered: usize) -> GumbelSearch {
         GumbelSearch {
             simulations: simulations.max(1),
             considered: considered.max(1),
+            noise: true,
             children: Vec::new(),
             gumbel: Vec::new(),
             candidates: Vec::new(),
@@ -163,6 +169,11 @@ impl GumbelSearch {
             budget: 0,
             spent_on_root: 0,
         }
+    }
+
+    /// A player's search: no Gumbel draws.
+    pub fn noiseless(simulations: u32, considered: usize) -> GumbelSearch {
+        GumbelSearch { noise: false, ..GumbelSearch::new(simulations, considered) }
     }
 
     /// The evaluations to run next on `tree` (call again once they are done), or `None` when the choice is made.
@@ -179,10 +190,14 @@ impl GumbelSearch {
         if self.children.is_empty() {
             let first = root.first_child;
             self.children = (first..first + root.children).collect();
+            let noise = self.noise;
             self.gumbel = self
                 .children
                 .iter()
                 .map(|_| {
+                    if !noise {
+                        return 0.0;
+                    }
                     let u: f32 = tree.rng.random::<f32>().clamp(1e-12, 1.0 - 1e-7);
                     -(-u.ln()).ln()
                 })
@@ -486,7 +501,7 @@ impl Tree {
         }
     }
 
-    /// Gumbel AlphaZero's root choice on this tree alone (see [`GumbelSearch`]).
+    /// A player's Gumbel AlphaZero root choice on this tree alone, without Gumbel noise (see [`GumbelSearch`]).
     pub fn gumbel_search(
         &mut self,
         evaluator: &mut dyn Evaluator,
@@ -494,7 +509,7 @@ impl Tree {
         batch: usize,
         considered: usize,
     ) -> Option<Move> {
-        let mut gumbel = GumbelSearch::new(simulations, considered);
+        let mut gumbel = GumbelSearch::noiseless(simulations, considered);
         while let Some(job) = gumbel.next_job(self) {
             self.run(&job, evaluator, batch);
         }
@@ -709,7 +724,7 @@ mod tests {
 
     /// Weighing the margin makes the search play for discs as well as for the result: where several moves keep
     /// the result by different margins, 32 simulations find the solver's best move far more often, with PUCT and
-    /// with Gumbel's root (measured: PUCT 11 of 30 for the result alone, 23 weighing the margin; Gumbel 13 and 18).
+    /// with Gumbel's root (measured: PUCT 11 of 30 for the result alone, 23 weighing the margin; Gumbel 12 and 25).
     /// The evaluator is the solver itself, so only the utility differs between the searches.
     #[test]
     fn score_utility_prefers_the_larger_margin() {
@@ -736,6 +751,7 @@ mod tests {
             "PUCT: {plain} for the result alone, {weighed} weighing the margin"
         );
         let (plain, weighed) = (best_found(0.0, true), best_found(1.0, true));
+        eprintln!("Gumbel: {plain} of 30 for the result alone, {weighed} weighing the margin");
         assert!(weighed >= plain + 4, "Gumbel: {plain} for the result alone, {weighed} weighing the margin");
     }
 
@@ -767,7 +783,7 @@ mod tests {
     }
 
     /// With 8 simulations, Gumbel's sequential halving finds the only winning move far more often than PUCT
-    /// (measured: 17 vs 9 of 20).
+    /// (measured: 14 vs 9 of 20).
     #[test]
     fn gumbel_root_selection_finds_winning_moves_with_few_simulations() {
         let cases = single_winning_moves(20, 7);
@@ -783,7 +799,7 @@ mod tests {
             puct += (tree.choose_move(0.0) == Some(*winner)) as usize;
         }
         eprintln!("8 simulations: gumbel {gumbel}/20, puct {puct}/20");
-        assert!(gumbel >= 14 && gumbel >= puct, "gumbel {gumbel}, puct {puct}");
+        assert!(gumbel >= puct + 3, "gumbel {gumbel}, puct {puct}");
     }
 
     /// Plays one game on 6x6 between a search of `a_sims` (black when `a_black`) and one of `b_sims`.
@@ -902,6 +918,35 @@ mod tests {
             assert!(spent <= sims, "{sims} simulations, {considered} considered: {spent} spent");
             assert!(2 * spent >= sims, "{sims} simulations, {considered} considered: only {spent} spent");
         }
+    }
+
+    /// A player's Gumbel search draws no noise: where several moves keep the result, valued exactly, its move is a
+    /// function of the position (the same whatever the tree's seed) and keeps the result, where self-play's search,
+    /// whose draws explore, varies with the seed.
+    #[test]
+    fn the_players_gumbel_search_draws_no_noise() {
+        let cases = random_endgames(23, 20, 8, |pos, s| {
+            let keeping: Vec<Move> = s.move_scores.iter().filter(|m| m.1.signum() == s.score.signum()).map(|m| m.0).collect();
+            (keeping.len() >= 2).then(|| (*pos, keeping))
+        });
+        let mut varied = 0;
+        for (i, (pos, keeping)) in cases.iter().enumerate() {
+            let choose = |seed: u64, mut gumbel: GumbelSearch| {
+                let mut tree = Tree::new(Rules::othello(), *pos, quiet(), rng(seed));
+                let mut exact = ExactEvaluator(Solver::new());
+                while let Some(job) = gumbel.next_job(&mut tree) {
+                    tree.run(&job, &mut exact, 4);
+                }
+                gumbel.choice(&tree).unwrap()
+            };
+            let seeds = [i as u64, 100 + i as u64, 200 + i as u64, 300 + i as u64];
+            let played: Vec<Move> = seeds.iter().map(|&s| choose(s, GumbelSearch::noiseless(32, 8))).collect();
+            assert!(played.iter().all(|m| *m == played[0]), "position {i}: {played:?}");
+            assert!(keeping.contains(&played[0]), "position {i}: {:?} loses the result", played[0]);
+            let explored: Vec<Move> = seeds.iter().map(|&s| choose(s, GumbelSearch::new(32, 8))).collect();
+            varied += explored.iter().any(|m| *m != explored[0]) as u32;
+        }
+        assert!(varied >= 5, "self-play's draws changed the move in only {varied} of 20 positions");
     }
 
     /// A position whose mover must pass is never sent to the evaluator: the tree passes through it.

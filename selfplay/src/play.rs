@@ -69,6 +69,10 @@ pub struct SelfPlayConfig {
     pub root_selection: RootSelection,
     /// Root moves a Gumbel search considers. Default 16.
     pub gumbel_considered: usize,
+    /// Moves at the start of a game whose Gumbel search draws its noise (the exploration); later moves are the
+    /// noiseless search's choice, as a player's, so that the results the value head learns from come from the
+    /// network's best play. Unset (the default): every move draws.
+    pub gumbel_noise_moves: Option<u32>,
     /// Where the network runs: "flex" (CPU), or "wgpu" / "cuda" in builds with those features. Default "flex".
     pub device: DeviceChoice,
     /// The tree search (`[selfplay.mcts]`).
@@ -91,6 +95,7 @@ impl Default for SelfPlayConfig {
             games_in_flight: 16,
             root_selection: RootSelection::Puct,
             gumbel_considered: 16,
+            gumbel_noise_moves: None,
             device: DeviceChoice::Flex,
             mcts: MctsConfig::default(),
         }
@@ -230,7 +235,10 @@ impl Playing {
             let sims = if full { config.simulations } else { config.cheap_simulations };
             self.search = Some(if config.root_selection == RootSelection::Gumbel {
                 self.tree.set_root_noise(false); // the Gumbel draws are the exploration
-                let mut gumbel = GumbelSearch::new(sims, config.gumbel_considered);
+                let mut gumbel = match config.gumbel_noise_moves {
+                    Some(moves) if ply >= moves => GumbelSearch::noiseless(sims, config.gumbel_considered),
+                    _ => GumbelSearch::new(sims, config.gumbel_considered),
+                };
                 let job = gumbel.next_job(&mut self.tree).expect("a position with moves needs a search");
                 Searching { job, full, gumbel: Some(gumbel) }
             } else {
@@ -342,6 +350,26 @@ mod tests {
                 assert!(r.policy.iter().enumerate().all(|(sq, &p)| p == 0.0 || (sq < 64 && legal >> sq & 1 == 1)));
             }
         }
+    }
+
+    /// Gumbel's draws are self-play's only randomness (the evaluator is a function of the position): with no move
+    /// drawing, every seed plays the same game; with draws on the first moves, or on all, seeds play different ones.
+    #[test]
+    fn gumbel_draws_stop_after_their_moves() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let games = |noise_moves: Option<u32>| {
+            let config = SelfPlayConfig {
+                root_selection: RootSelection::Gumbel,
+                simulations: 8,
+                full_search_share: 1.0,
+                gumbel_noise_moves: noise_moves,
+                ..small()
+            };
+            let records = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2, 3, 4], 4);
+            records.into_iter().map(|r| r.game.moves().to_vec()).collect::<std::collections::HashSet<_>>().len()
+        };
+        assert_eq!(games(Some(0)), 1, "no draws: one game whatever the seed");
+        assert!(games(Some(4)) > 1 && games(None) > 1, "draws: the seeds' games differ");
     }
 
     /// An evaluator that remembers its largest call.
