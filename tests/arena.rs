@@ -27,20 +27,20 @@ fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
     let dir = scratch.path();
     let agents = ["random", "greedy", "positional:depth=2"];
     // 3 pairings x 200 games on 8x8: long enough to be killed midway.
-    let mut child = arena(&dir, &agents, "200").stderr(std::process::Stdio::null()).spawn().unwrap();
+    let mut child = arena(dir, &agents, "200").stderr(std::process::Stdio::null()).spawn().unwrap();
     let started = Instant::now();
-    while keys(&dir).len() < 40 && started.elapsed() < Duration::from_secs(120) {
+    while keys(dir).len() < 40 && started.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(10));
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let before = keys(&dir).len();
+    let before = keys(dir).len();
     assert!((40..600).contains(&before), "{before} games stored before the kill");
 
-    let out = arena(&dir, &agents, "200").output().unwrap();
+    let out = arena(dir, &agents, "200").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let all = keys(&dir);
+    let all = keys(dir);
     assert_eq!(all.len(), 600, "every scheduled game once");
     assert_eq!(all.iter().collect::<HashSet<_>>().len(), 600, "no game stored twice");
     assert!(stderr.contains(&format!("{} to play", 600 - before)), "{stderr}");
@@ -56,10 +56,10 @@ fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
     assert_eq!(order.first(), Some(&"positional:depth=2"), "{table}");
 
     // A fourth agent plays only its own pairings.
-    let out = arena(&dir, &["random", "greedy", "positional:depth=2", "positional:depth=1"], "200").output().unwrap();
+    let out = arena(dir, &["random", "greedy", "positional:depth=2", "positional:depth=1"], "200").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success() && stderr.contains("600 already") && stderr.contains("600 to play"), "{stderr}");
-    assert_eq!(keys(&dir).len(), 1200);
+    assert_eq!(keys(dir).len(), 1200);
 
     // `ratings` writes its table as CSV and JSON, anchored where asked.
     let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "greedy=100"]).output().unwrap();
@@ -79,16 +79,16 @@ fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
 fn ratings_of_several_directories_are_those_of_their_games_together() {
     let scratch = [temp_run("ratings-a"), temp_run("ratings-b"), temp_run("ratings-union")];
     let [a, b, union] = scratch.each_ref().map(|d| d.path());
-    assert!(arena(&a, &["random", "greedy"], "20").output().unwrap().status.success());
+    assert!(arena(a, &["random", "greedy"], "20").output().unwrap().status.success());
     // B repeats A's pairing (the same seed: the same games) and adds a stronger player.
-    assert!(arena(&b, &["random", "greedy", "positional:depth=2"], "20").output().unwrap().status.success());
+    assert!(arena(b, &["random", "greedy", "positional:depth=2"], "20").output().unwrap().status.success());
     let text = |dir: &Path| std::fs::read_to_string(dir.join("results.csv")).unwrap();
-    let (text_a, text_b) = (text(&a), text(&b));
+    let (text_a, text_b) = (text(a), text(b));
     let mut lines: Vec<&str> = text_a.lines().collect();
     let seen: HashSet<&str> = lines.iter().skip(1).map(|l| l.split(',').next().unwrap()).collect();
     lines.extend(text_b.lines().skip(1).filter(|l| !seen.contains(l.split(',').next().unwrap())));
     assert_eq!(lines.len(), 1 + 60, "A's 20 games and B's 40 others");
-    std::fs::create_dir_all(&union).unwrap();
+    std::fs::create_dir_all(union).unwrap();
     std::fs::write(union.join("results.csv"), lines.join("\n") + "\n").unwrap();
 
     let out_scratch = temp_run("ratings-together");
@@ -102,7 +102,7 @@ fn ratings_of_several_directories_are_those_of_their_games_together() {
     let json = |dir: &Path| -> serde_json::Value {
         serde_json::from_str(&std::fs::read_to_string(dir.join("ratings.json")).unwrap()).unwrap()
     };
-    let (together, expected) = (json(&out_dir), json(&union));
+    let (together, expected) = (json(out_dir), json(union));
     assert_eq!(together["games"], 60);
     assert_eq!(together["ratings"], expected["ratings"]);
     assert_eq!(together["ratings"][0]["player"], "positional:depth=2");
@@ -112,10 +112,10 @@ fn ratings_of_several_directories_are_those_of_their_games_together() {
 fn bad_agent_specs_and_anchors_are_refused_by_name() {
     let scratch = temp_run("arena-bad");
     let dir = scratch.path();
-    let out = arena(&dir, &["random", "positional:depht=2"], "2").output().unwrap();
+    let out = arena(dir, &["random", "positional:depht=2"], "2").output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("depht"), "{stderr}");
-    assert!(arena(&dir, &["random", "greedy"], "2").output().unwrap().status.success());
+    assert!(arena(dir, &["random", "greedy"], "2").output().unwrap().status.success());
     let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "nobody=0"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("nobody"));
 }
@@ -242,13 +242,13 @@ fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
 
     // A GTP engine answering every genmove with a1, one that never answers, one that leaves after three lines.
     let illegal = script(
-        &dir,
+        dir,
         "illegal.sh",
         "while read -r l; do case \"$l\" in genmove*) printf '= a1\\n\\n';; *) printf '= \\n\\n';; esac; done",
     );
-    let hangs = script(&dir, "hangs.sh", "while read -r l; do :; done");
+    let hangs = script(dir, "hangs.sh", "while read -r l; do :; done");
     let leaves =
-        script(&dir, "leaves.sh", "read -r l; printf '= \\n\\n'; read -r l; printf '= \\n\\n'; read -r l; exit 0");
+        script(dir, "leaves.sh", "read -r l; printf '= \\n\\n'; read -r l; printf '= \\n\\n'; read -r l; exit 0");
     let broken = dir.join("broken");
     let specs: Vec<String> =
         [&illegal, &hangs, &leaves].iter().map(|s| format!("engine:cmd=\"{s}\",protocol=gtp,time=1")).collect();

@@ -22,10 +22,10 @@ fn write_config(run: &Path, games_per_shard: usize) {
 fn numpy_reads_what_rust_wrote() {
     let scratch = temp_run("numpy");
     let run = scratch.path();
-    write_config(&run, 4);
+    write_config(run, 4);
     let out = bin().args(["selfplay", "--run", run.to_str().unwrap(), "--games", "4"]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let (shards, bad) = read_shards(&RunDir::new(&run).replay());
+    let (shards, bad) = read_shards(&RunDir::new(run).replay());
     assert!(bad.is_empty() && shards.len() == 1, "{bad:?}");
     let (path, s) = &shards[0];
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/load_shard.py");
@@ -50,13 +50,13 @@ fn numpy_reads_what_rust_wrote() {
 fn a_worker_killed_with_sigkill_leaves_only_whole_shards_and_resumes() {
     let scratch = temp_run("kill");
     let run = scratch.path();
-    write_config(&run, 1);
+    write_config(run, 1);
     let mut child = bin()
         .args(["selfplay", "--run", run.to_str().unwrap(), "--games", "100000", "--threads", "2"])
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let replay = RunDir::new(&run).replay();
+    let replay = RunDir::new(run).replay();
     let started = Instant::now();
     let count = || {
         std::fs::read_dir(&replay)

@@ -50,7 +50,7 @@ fn first_field(line: &str) -> String {
 fn two_workers_a_trainer_and_an_evaluator_share_a_run_through_a_killed_worker() {
     let scratch = [temp_run("shared-run"), temp_run("shared-run-logs")];
     let [run, logs] = scratch.each_ref().map(|d| d.path());
-    let dir = RunDir::new(&run);
+    let dir = RunDir::new(run);
     let config = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml");
     std::fs::copy(&config, dir.config()).unwrap();
     let r = run.to_str().unwrap();

@@ -103,32 +103,32 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
         .spawn()
         .unwrap();
     let started = Instant::now();
-    while !RunDir::new(&run).models().join("model-000000030.json").exists()
+    while !RunDir::new(run).models().join("model-000000030.json").exists()
         && started.elapsed() < Duration::from_secs(120)
     {
         std::thread::sleep(Duration::from_millis(5));
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let newest = othello_net::newest_model(&RunDir::new(&run).models()).unwrap();
+    let newest = othello_net::newest_model(&RunDir::new(run).models()).unwrap();
     let at_kill = read_info(&newest).unwrap().step;
     assert!(at_kill >= 30);
     let target = at_kill + 20;
-    let out = train(&run, target);
+    let out = train(run, target);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("resuming at step {at_kill}")), "{stderr}");
 
     // Step counter and samples continue; the log holds every logged step exactly once.
-    let last = RunDir::new(&run).models().join(format!("model-{target:09}.json"));
+    let last = RunDir::new(run).models().join(format!("model-{target:09}.json"));
     let info = read_info(&last).unwrap();
     assert_eq!((info.step, info.samples), (target, target * 32));
-    let steps: Vec<u64> = read_scalars(&RunDir::new(&run).scalars()).unwrap().iter().map(|row| row[0] as u64).collect();
+    let steps: Vec<u64> = read_scalars(&RunDir::new(run).scalars()).unwrap().iter().map(|row| row[0] as u64).collect();
     assert_eq!(steps, (1..=target / 5).map(|k| 5 * k).collect::<Vec<u64>>());
 
     // TensorBoard: one event file per session; the resumed one starts after the checkpoint, and every point of
     // scalars.csv is in the event files with the same value.
-    let mut events: Vec<_> = std::fs::read_dir(RunDir::new(&run).logs())
+    let mut events: Vec<_> = std::fs::read_dir(RunDir::new(run).logs())
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("events.out.tfevents"))
@@ -140,22 +140,22 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
     assert_eq!(resumed.first().map(|p| p.0), Some(at_kill as i64 + 5));
     let mut all = tensorboard::points(&events[0], "policy_loss");
     all.extend(resumed);
-    for row in read_scalars(&RunDir::new(&run).scalars()).unwrap() {
+    for row in read_scalars(&RunDir::new(run).scalars()).unwrap() {
         let point = all.iter().rev().find(|p| p.0 == row[0] as i64).expect("a TensorBoard point per logged step");
         assert_eq!(point.1, row[7] as f32);
     }
 
     // The curves picture is redrawn at each checkpoint.
-    let svg = std::fs::read_to_string(RunDir::new(&run).curves()).unwrap();
+    let svg = std::fs::read_to_string(RunDir::new(run).curves()).unwrap();
     assert!(svg.contains("<svg") && svg.contains("policy_loss") && svg.contains("learning rate"));
 
     // Weights and optimiser state continued: the result is the one of a run never interrupted.
     let straight_scratch = imported_run("train-straight");
     let straight = straight_scratch.path();
-    assert!(train(&straight, target).status.success());
+    assert!(train(straight, target).status.success());
     let (a, b) = (
         policy_outputs(&last),
-        policy_outputs(&RunDir::new(&straight).models().join(format!("model-{target:09}.json"))),
+        policy_outputs(&RunDir::new(straight).models().join(format!("model-{target:09}.json"))),
     );
     let diff = a.iter().zip(&b).map(|(x, y)| (x - y).abs()).fold(0f32, f32::max);
     assert!(diff < 1e-5, "the resumed run differs from the uninterrupted one by {diff}");
@@ -165,18 +165,18 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
 fn corrupt_shards_are_skipped_by_name_and_another_architecture_is_refused() {
     let scratch = imported_run("train-bad");
     let run = scratch.path();
-    let replay = RunDir::new(&run).replay();
+    let replay = RunDir::new(run).replay();
     let good = std::fs::read_dir(&replay).unwrap().next().unwrap().unwrap().path();
     let bytes = std::fs::read(&good).unwrap();
     std::fs::write(replay.join("truncated.npz"), &bytes[..bytes.len() / 3]).unwrap();
     std::fs::write(replay.join("garbage.npz"), b"PK\x03\x04 not really").unwrap();
-    let out = train(&run, 10);
+    let out = train(run, 10);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains("truncated.npz") && stderr.contains("garbage.npz"), "{stderr}");
 
-    std::fs::write(RunDir::new(&run).config(), CONFIG.replace("blocks = 1", "blocks = 2")).unwrap();
-    let out = train(&run, 20);
+    std::fs::write(RunDir::new(run).config(), CONFIG.replace("blocks = 1", "blocks = 2")).unwrap();
+    let out = train(run, 20);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success());
     assert!(stderr.contains("model-000000010.bpk") && stderr.contains("1x8") && stderr.contains("2x8"), "{stderr}");
@@ -187,9 +187,9 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     let scratch = imported_run("export");
     let run = scratch.path();
     // A value head wider than one channel: the exporters and the readers follow its shape.
-    std::fs::write(RunDir::new(&run).config(), CONFIG.replace("filters = 8", "filters = 8\nvalue_channels = 2"))
+    std::fs::write(RunDir::new(run).config(), CONFIG.replace("filters = 8", "filters = 8\nvalue_channels = 2"))
         .unwrap();
-    assert!(train(&run, 20).status.success());
+    assert!(train(run, 20).status.success());
     let out_dir = run.join("export");
     let out = bin().args(["export", "--model", run.to_str().unwrap(), "--out", out_dir.to_str().unwrap()]).output();
     let out = out.unwrap();
@@ -232,7 +232,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
-    let dir = RunDir::new(&run);
+    let dir = RunDir::new(run);
     let info = read_info(&dir.models().join("model-000000120.json")).unwrap();
     let training = info.training.unwrap();
     // The throttle held: no more than 4 samples per self-play position that had arrived.
@@ -330,7 +330,7 @@ fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
     std::fs::write(&file, damaged.into_iter().collect::<String>() + "\n").unwrap();
     assert!(!check(&file).status.success());
 
-    assert!(train(&run, 20).status.success());
+    assert!(train(run, 20).status.success());
     let export = run.join("export");
     let out = bin().args(["export", "--model", run.to_str().unwrap(), "--out", export.to_str().unwrap()]).output();
     assert!(out.unwrap().status.success());
@@ -381,8 +381,8 @@ fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
 fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
     let source_scratch = imported_run("warm-source");
     let source_run = source_scratch.path();
-    assert!(train(&source_run, 10).status.success());
-    let source = RunDir::new(&source_run).models().join("model-000000010.json");
+    assert!(train(source_run, 10).status.success());
+    let source = RunDir::new(source_run).models().join("model-000000010.json");
     let scratch = temp_run("warm-start");
     let run = scratch.path();
     let config = run.join("warm.toml");
@@ -396,9 +396,9 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
             .output()
             .unwrap()
     };
-    let out = warm_run(&run, &config);
+    let out = warm_run(run, &config);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let dir = RunDir::new(&run);
+    let dir = RunDir::new(run);
     assert_eq!(std::fs::read_to_string(dir.warm_start()).unwrap().trim(), source.to_str().unwrap());
     // Step 0 is the source's network: the same outputs on the same positions.
     let device = Device::flex();
@@ -417,17 +417,17 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
     let svg = std::fs::read_to_string(dir.eval().join("ratings.svg")).unwrap();
     assert!(svg.contains("(warm start)"), "the run is labelled a warm start");
     // Run again with the same command: it resumes.
-    assert!(warm_run(&run, &config).status.success());
+    assert!(warm_run(run, &config).status.success());
 
     // Another architecture is refused, naming the checkpoint; so is a run with checkpoints of its own.
     let other_scratch = temp_run("warm-other");
     let other = other_scratch.path();
     let wider = other.join("wider.toml");
     std::fs::write(&wider, format!("{}{small}", CONFIG.replace("filters = 8", "filters = 16"))).unwrap();
-    let out = warm_run(&other, &wider);
+    let out = warm_run(other, &wider);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("model-000000010"), "{stderr}");
-    let out = warm_run(&source_run, &config);
+    let out = warm_run(source_run, &config);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("checkpoints of its own"), "{stderr}");
 }
