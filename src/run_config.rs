@@ -44,6 +44,9 @@ pub struct EvalConfig {
     pub games: u32,
     /// The checkpoints' simulations per move.
     pub simulations: u32,
+    /// The checkpoints' search weight of the disc margin beside the result (`score=` of a `net:` player);
+    /// unset: self-play's `[selfplay.mcts] score_utility`.
+    pub score_utility: Option<f32>,
     /// Threads playing the evaluation's games.
     pub threads: usize,
     /// The evaluation's scheduling priority under `run` (Unix nice, 0-19). Above 0 it takes less of a busy
@@ -67,6 +70,7 @@ impl Default for EvalConfig {
             ladder: ["random", "greedy", "positional:depth=1", "positional:depth=2"].map(String::from).to_vec(),
             games: 20,
             simulations: 64,
+            score_utility: None,
             threads: 1,
             nice: 5,
             every: 1,
@@ -109,6 +113,13 @@ impl RunConfig {
                 (0.0..=1.0).contains(&share),
                 "config {origin}: [selfplay] {key} = {share} (expected 0 to 1)"
             );
+        }
+        let weights = [
+            ("[selfplay.mcts] score_utility", Some(config.selfplay.mcts.score_utility)),
+            ("[eval] score_utility", config.eval.score_utility),
+        ];
+        for (key, weight) in weights.into_iter().filter_map(|(key, w)| Some((key, w?))) {
+            anyhow::ensure!((0.0..=10.0).contains(&weight), "config {origin}: {key} = {weight} (expected 0 to 10)");
         }
         anyhow::ensure!(
             config.eval.nice <= 19,
@@ -186,6 +197,8 @@ mod tests {
             ("[selfplay]\nsolved_exploration = 1.5\n", "solved_exploration"),
             ("[selfplay]\nfull_search_share = nan\n", "full_search_share"),
             ("[eval]\nnice = 20\n", "nice"),
+            ("[eval]\nscore_utility = -1\n", "score_utility"),
+            ("[selfplay.mcts]\nscore_utility = nan\n", "score_utility"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
         ] {
@@ -217,6 +230,10 @@ mod tests {
                 RunConfig::parse(&good, "good.toml").unwrap_or_else(|e| panic!("{key} = {value}: {e:#}"));
             }
         }
+        // The evaluation's margin weight is its own when set, else self-play's.
+        let config = RunConfig::parse("[eval]\nscore_utility = 4\n", "s.toml").unwrap();
+        assert_eq!((config.eval.score_utility, config.selfplay.mcts.score_utility), (Some(4.0), 0.0));
+        assert_eq!(RunConfig::parse("", "s.toml").unwrap().eval.score_utility, None);
         // The search settings are a section of self-play's.
         let config = RunConfig::parse("[selfplay.mcts]\nc_puct = 2.5\n", "m.toml").unwrap();
         assert_eq!(config.selfplay.mcts.c_puct, 2.5);
