@@ -104,22 +104,17 @@ impl RunConfig {
             "config {origin}: [eval] gating_elo = {} (expected more than 0)",
             config.eval.gating_elo
         );
-        let shares = [
-            ("full_search_share", config.selfplay.full_search_share),
-            ("solved_exploration", config.selfplay.solved_exploration),
+        // Shares of self-play's moves, and weights of the disc margin (at most what a `net:` player's `score=` takes).
+        let bounded = [
+            ("[selfplay] full_search_share", Some(config.selfplay.full_search_share), 1.0),
+            ("[selfplay] solved_exploration", Some(config.selfplay.solved_exploration), 1.0),
+            ("[selfplay.mcts] score_utility", Some(config.selfplay.mcts.score_utility), 10.0),
+            ("[eval] score_utility", config.eval.score_utility, 10.0),
         ];
-        for (key, share) in shares {
-            anyhow::ensure!(
-                (0.0..=1.0).contains(&share),
-                "config {origin}: [selfplay] {key} = {share} (expected 0 to 1)"
-            );
-        }
-        let weights = [
-            ("[selfplay.mcts] score_utility", Some(config.selfplay.mcts.score_utility)),
-            ("[eval] score_utility", config.eval.score_utility),
-        ];
-        for (key, weight) in weights.into_iter().filter_map(|(key, w)| Some((key, w?))) {
-            anyhow::ensure!((0.0..=10.0).contains(&weight), "config {origin}: {key} = {weight} (expected 0 to 10)");
+        for (key, value, max) in bounded {
+            if let Some(value) = value {
+                anyhow::ensure!((0.0..=max).contains(&value), "config {origin}: {key} = {value} (expected 0 to {max})");
+            }
         }
         anyhow::ensure!(
             config.eval.nice <= 19,

@@ -49,7 +49,8 @@ impl NetConfig {
 
     /// Why this architecture cannot be built, if it cannot: every width at least 1, the planes the encoder makes.
     pub fn validate(&self) -> Result<(), String> {
-        let widths = [("filters", self.filters), ("value_channels", self.value_channels), ("value_hidden", self.value_hidden)];
+        let widths =
+            [("filters", self.filters), ("value_channels", self.value_channels), ("value_hidden", self.value_hidden)];
         for (key, width) in widths {
             if width == 0 {
                 return Err(format!("{key} = 0 (expected 1 or more)"));

@@ -926,7 +926,8 @@ mod tests {
     #[test]
     fn the_players_gumbel_search_draws_no_noise() {
         let cases = random_endgames(23, 20, 8, |pos, s| {
-            let keeping: Vec<Move> = s.move_scores.iter().filter(|m| m.1.signum() == s.score.signum()).map(|m| m.0).collect();
+            let keeping: Vec<Move> =
+                s.move_scores.iter().filter(|m| m.1.signum() == s.score.signum()).map(|m| m.0).collect();
             (keeping.len() >= 2).then_some((*pos, keeping))
         });
         let mut varied = 0;
