@@ -108,8 +108,12 @@ impl RunConfig {
         let bounded = [
             ("[selfplay] full_search_share", Some(config.selfplay.full_search_share), 1.0),
             ("[selfplay] solved_exploration", Some(config.selfplay.solved_exploration), 1.0),
-            ("[selfplay.mcts] score_utility", Some(config.selfplay.mcts.score_utility), 10.0),
-            ("[eval] score_utility", config.eval.score_utility, 10.0),
+            (
+                "[selfplay.mcts] score_utility",
+                Some(config.selfplay.mcts.score_utility),
+                othello_eval::MAX_SCORE_UTILITY,
+            ),
+            ("[eval] score_utility", config.eval.score_utility, othello_eval::MAX_SCORE_UTILITY),
         ];
         for (key, value, max) in bounded {
             if let Some(value) = value {

@@ -16,6 +16,10 @@ pub enum AgentError {
     Spec { spec: String, message: String },
 }
 
+/// The largest weight a search gives the disc margin beside the result: `score=` in a `net:` spec, and the configs'
+/// `score_utility` keys.
+pub const MAX_SCORE_UTILITY: f32 = 10.0;
+
 /// A player: given a game (rules, history, current position), chooses a legal move.
 pub trait Agent {
     fn name(&self) -> String;
@@ -78,15 +82,15 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             }),
         }
     };
-    // A real parameter from 0 to 10 (default 0).
-    let up_to_ten = |key: &str| -> Result<f32, AgentError> {
+    // A real parameter from 0 to `max` (default 0).
+    let up_to = |key: &str, max: f32| -> Result<f32, AgentError> {
         match params.get(key) {
             None => Ok(0.0),
             Some(v) => v
                 .parse::<f32>()
                 .ok()
-                .filter(|x| (0.0..=10.0).contains(x))
-                .ok_or_else(|| bad(format!("{key}={v}: expected a number from 0 to 10"))),
+                .filter(|x| (0.0..=max).contains(x))
+                .ok_or_else(|| bad(format!("{key}={v}: expected a number from 0 to {max}"))),
         }
     };
     let seconds = |key: &str| -> Result<Option<std::time::Duration>, AgentError> {
@@ -137,7 +141,7 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
         }
         "policy" => {
             allow(&["model", "temperature", "device"])?;
-            let temperature = up_to_ten("temperature")?;
+            let temperature = up_to("temperature", 10.0)?;
             let name = base.to_string();
             Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
         }
@@ -149,7 +153,7 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
                 Some(_) => Some(number("gumbel", 16, 2..=64)? as usize),
             };
             let sims = number("sims", 200, 1..=1_000_000)?;
-            let score = up_to_ten("score")?;
+            let score = up_to("score", MAX_SCORE_UTILITY)?;
             let name = base.to_string();
             let model = required("model")?;
             let agent = crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, score, device()?, seed)?;
