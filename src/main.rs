@@ -536,7 +536,7 @@ fn main() -> Result<()> {
                 simulations: sims.unwrap_or(eval.simulations),
                 gumbel: (config.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
                     .then_some(config.selfplay.gumbel_considered),
-                score_utility: eval.score_utility.unwrap_or(config.selfplay.mcts.score_utility),
+                score_utility: config.eval_score_utility(),
                 every: every.unwrap_or(eval.every),
                 gating: eval.gating.then(|| arena::Gating {
                     elo1: eval.gating_elo,

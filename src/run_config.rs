@@ -89,6 +89,11 @@ fn default_rules() -> String {
 }
 
 impl RunConfig {
+    /// The evaluation's search weight of the disc margin: `[eval] score_utility`, else self-play's.
+    pub fn eval_score_utility(&self) -> f32 {
+        self.eval.score_utility.unwrap_or(self.selfplay.mcts.score_utility)
+    }
+
     /// Parses config text; `origin` names it in errors (with the line and column of the fault).
     pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
         let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
@@ -231,8 +236,9 @@ mod tests {
         }
         // The evaluation's margin weight is its own when set, else self-play's.
         let config = RunConfig::parse("[eval]\nscore_utility = 4\n", "s.toml").unwrap();
-        assert_eq!((config.eval.score_utility, config.selfplay.mcts.score_utility), (Some(4.0), 0.0));
-        assert_eq!(RunConfig::parse("", "s.toml").unwrap().eval.score_utility, None);
+        assert_eq!((config.eval_score_utility(), config.selfplay.mcts.score_utility), (4.0, 0.0));
+        let config = RunConfig::parse("[selfplay.mcts]\nscore_utility = 0.5\n", "s.toml").unwrap();
+        assert_eq!((config.eval.score_utility, config.eval_score_utility()), (None, 0.5));
         // The search settings are a section of self-play's.
         let config = RunConfig::parse("[selfplay.mcts]\nc_puct = 2.5\n", "m.toml").unwrap();
         assert_eq!(config.selfplay.mcts.c_puct, 2.5);
