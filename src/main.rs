@@ -157,7 +157,8 @@ enum Command {
         threads: usize,
     },
     /// How often a player's moves in an arena directory's games (or a run's RUN/eval) were optimal: every position
-    /// after the opening where it had a choice and at most MAX_EMPTIES empties, solved exactly.
+    /// after the opening where it had a choice and at most MAX_EMPTIES empties, solved exactly; in all and by four
+    /// empties at a time.
     OptimalMoves {
         /// An arena directory or a run directory.
         #[arg(long)]

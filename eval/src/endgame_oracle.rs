@@ -2,6 +2,9 @@
 //! optimal and how many discs it gives away on average; and the same for the moves a player made in an arena's
 //! stored games.
 
+use std::collections::BTreeMap;
+use std::ops::RangeInclusive;
+
 use othello_core::ggf::parse_ggf;
 use othello_core::solve::{solve_many, Limits, Mode, Solution, SolveError};
 use othello_core::wthor::WthorGame;
@@ -177,6 +180,24 @@ pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OracleRe
     report
 }
 
+/// [`score_played`] in bands of `band` empties (1 to `band`, then `band` + 1 to 2 `band`, ...), the fewest empties
+/// first: where a player's misses are. Bands without a move are left out.
+pub fn score_played_by_empties(
+    played: &[(Game, Move)],
+    solutions: &[Solution],
+    band: u32,
+) -> Vec<(RangeInclusive<u32>, OracleReport)> {
+    let band = band.max(1);
+    let mut bands = BTreeMap::new();
+    for ((game, mv), solution) in played.iter().zip(solutions) {
+        let empties = game.rules.mask().count_ones() - game.position().occupied().count();
+        // A position with a move has an empty square.
+        let index = empties.saturating_sub(1) / band;
+        bands.entry(index).or_insert_with(OracleReport::new).record(solution, *mv);
+    }
+    bands.into_iter().map(|(i, report)| (i * band + 1..=(i + 1) * band, report)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -209,6 +230,21 @@ mod tests {
             score_played(&played, &solutions)
         };
         let best = report(perfect, 16);
+        // The bands partition the moves: their counts add up to the whole, each move in its own band.
+        let random_played = played_moves(&arena, "random", 16).unwrap();
+        let solutions = solve_all(&random_played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, || {}).unwrap();
+        let whole = score_played(&random_played, &solutions);
+        let bands = score_played_by_empties(&random_played, &solutions, 4);
+        assert!(bands.len() >= 2, "{bands:?}");
+        assert_eq!(bands.iter().map(|(_, r)| r.positions).sum::<usize>(), whole.positions);
+        assert_eq!(bands.iter().map(|(_, r)| r.optimal).sum::<usize>(), whole.optimal);
+        assert_eq!(bands.iter().map(|(_, r)| r.total_loss).sum::<i64>(), whole.total_loss);
+        for (range, r) in &bands {
+            assert_eq!(range.end() - range.start(), 3);
+            let inside =
+                random_played.iter().filter(|(g, _)| range.contains(&(16 - g.position().occupied().count()))).count();
+            assert_eq!(r.positions, inside, "{range:?}");
+        }
         assert!(best.positions >= 10 && best.optimal == best.positions && best.total_loss == 0, "{best:?}");
         let random = report("random", 16);
         assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");

@@ -19,9 +19,10 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
     Ok(())
 }
 
-/// `optimal-moves`: how often `player`'s moves in an arena directory's games were optimal.
+/// `optimal-moves`: how often `player`'s moves in an arena directory's games were optimal, in all and by four
+/// empties at a time.
 pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize) -> Result<()> {
-    use othello_eval::endgame_oracle::{played_moves, score_played};
+    use othello_eval::endgame_oracle::{played_moves, score_played, score_played_by_empties};
     let played = played_moves(&othello_eval::arena::ArenaDir::new(dir), player, max_empties)?;
     anyhow::ensure!(
         !played.is_empty(),
@@ -29,8 +30,13 @@ pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize)
         dir.display()
     );
     let positions: Vec<_> = played.iter().map(|(game, _)| game.clone()).collect();
-    let report = score_played(&played, &solve_with_progress(&positions, threads)?);
+    let solutions = solve_with_progress(&positions, threads)?;
+    let report = score_played(&played, &solutions);
     print_report(&format!("{player}: {} moves with at most {max_empties} empties", report.positions), &report);
+    for (empties, report) in score_played_by_empties(&played, &solutions, 4) {
+        let (low, high) = (empties.start(), empties.end().min(&max_empties));
+        print_report(&format!("  {low}-{high} empties: {} moves", report.positions), &report);
+    }
     Ok(())
 }
 
