@@ -47,6 +47,9 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
     ratings(&[o.out.to_path_buf()], o.out, None, false).map(drop)
 }
 
+/// How many of the leading players the progress line names.
+const LEADERS_SHOWN: usize = 3;
+
 /// Plays the games of `all` not yet stored in the arena directory `out`, on the setup's threads, with live
 /// standings.
 pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result<()> {
@@ -90,13 +93,19 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
                 }
             });
         }
-        // Standings as the games arrive; a plain line every 30 s when the output is not a terminal.
+        // The leaders as the games arrive: on the bar every 2 s, or a plain line every 30 s when the output is not
+        // a terminal. The fit over every stored game runs no more often, so that it takes no time from the games.
+        let every = Duration::from_secs(if bar.is_hidden() { 30 } else { 2 });
         let mut last_line = Instant::now();
         while next.load(Ordering::Relaxed) < todo.len() || bar.position() < todo.len() as u64 {
             if failure.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
                 break;
             }
             std::thread::sleep(Duration::from_millis(500));
+            if last_line.elapsed() < every {
+                continue;
+            }
+            last_line = Instant::now();
             let rate = bar.position() as f64 / started.elapsed().as_secs_f64().max(1e-9);
             let standings = {
                 let rows = rows.lock().unwrap_or_else(|e| e.into_inner());
@@ -104,16 +113,20 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
                 default_anchor(&rows).and_then(|anchor| fit(&games, anchor, 0.0).ok())
             };
             let leaders = standings.map_or(String::new(), |s| {
-                s.ratings
+                let mut shown: Vec<_> = s
+                    .ratings
                     .iter()
+                    .take(LEADERS_SHOWN)
                     .map(|r| format!("{} {:+.0}±{:.0}", r.player, r.elo, r.interval95()))
-                    .collect::<Vec<_>>()
-                    .join("  ")
+                    .collect();
+                if s.ratings.len() > LEADERS_SHOWN {
+                    shown.push(format!("and {} more", s.ratings.len() - LEADERS_SHOWN));
+                }
+                shown.join("  ")
             });
             bar.set_message(format!("{rate:.2} games/s  {leaders}"));
-            if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
+            if bar.is_hidden() {
                 eprintln!("{}/{} games, {rate:.2} games/s  {leaders}", bar.position(), todo.len());
-                last_line = Instant::now();
             }
         }
     });
