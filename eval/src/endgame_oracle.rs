@@ -230,6 +230,11 @@ mod tests {
             score_played(&played, &solutions)
         };
         let best = report(perfect, 16);
+        assert!(best.positions >= 10 && best.optimal == best.positions && best.total_loss == 0, "{best:?}");
+        let random = report("random", 16);
+        assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");
+        assert!(report("random", 6).positions < random.positions, "fewer positions with at most 6 empties");
+        assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
         // The bands partition the moves: their counts add up to the whole, each move in its own band.
         let random_played = played_moves(&arena, "random", 16).unwrap();
         let solutions = solve_all(&random_played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, || {}).unwrap();
@@ -245,11 +250,6 @@ mod tests {
                 random_played.iter().filter(|(g, _)| range.contains(&(16 - g.position().occupied().count()))).count();
             assert_eq!(r.positions, inside, "{range:?}");
         }
-        assert!(best.positions >= 10 && best.optimal == best.positions && best.total_loss == 0, "{best:?}");
-        let random = report("random", 16);
-        assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");
-        assert!(report("random", 6).positions < random.positions, "fewer positions with at most 6 empties");
-        assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
     }
 
     #[test]
