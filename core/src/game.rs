@@ -95,8 +95,7 @@ impl Game {
     /// The index in [`Game::positions`] (the number of moves played before it) of the first position with
     /// `empties` empty squares on the rules' board.
     pub fn index_with_empties(&self, empties: u32) -> Option<usize> {
-        let squares = self.rules.mask().count_ones();
-        self.positions.iter().position(|p| squares - p.occupied().count() == empties)
+        self.positions.iter().position(|p| self.rules.empties(p) == empties)
     }
     /// The first position with `empties` empty squares, if the game reached one.
     pub fn position_with_empties(&self, empties: u32) -> Option<&Position> {

@@ -174,6 +174,12 @@ impl Rules {
         Ok(())
     }
 
+    /// The empty squares of the rules' board in `pos`.
+    #[inline]
+    pub fn empties(&self, pos: &Position) -> u32 {
+        (self.mask() & !pos.occupied().0).count_ones()
+    }
+
     /// Whether the discs are still being placed on the centre (traditional Reversi's first four moves).
     #[inline]
     pub fn in_opening(&self, pos: &Position) -> bool {

@@ -327,7 +327,7 @@ impl<A: Agent> Agent for EndgameAgent<A> {
     }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         let pos = game.position();
-        let empties = (game.rules.mask() & !pos.occupied().0).count_ones();
+        let empties = game.rules.empties(pos);
         if empties <= self.empties {
             if let Ok(solution) = self.solver.solve(&game.rules, pos, Mode::Exact, Limits::default()) {
                 if !solution.best_moves.is_empty() {

@@ -157,10 +157,9 @@ pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<
             .ok()
             .and_then(|moves| Game::replay(full.rules, &moves).ok())
             .ok_or_else(|| fail(format!("the opening '{}' does not replay", row.opening)))?;
-        let squares = full.rules.mask().count_ones();
         let mut game = opening.clone();
         for &mv in &full.moves()[opening.moves().len().min(full.moves().len())..] {
-            let empties = squares - game.position().occupied().count();
+            let empties = full.rules.empties(game.position());
             let choice = matches!(game.status(), Status::Moves(m) if m.count() > 1);
             if game.position().side == colour && choice && empties <= max_empties {
                 found.push((game.clone(), mv));
@@ -190,9 +189,8 @@ pub fn score_played_by_empties(
     let band = band.max(1);
     let mut bands = BTreeMap::new();
     for ((game, mv), solution) in played.iter().zip(solutions) {
-        let empties = game.rules.mask().count_ones() - game.position().occupied().count();
         // A position with a move has an empty square.
-        let index = empties.saturating_sub(1) / band;
+        let index = game.rules.empties(game.position()).saturating_sub(1) / band;
         bands.entry(index).or_insert_with(OracleReport::new).record(solution, *mv);
     }
     bands.into_iter().map(|(i, report)| (i * band + 1..=(i + 1) * band, report)).collect()

@@ -207,7 +207,7 @@ impl Playing {
                 self.play(Move::Pass);
                 continue;
             }
-            let empties = (rules.mask() & !pos.occupied().0).count_ones();
+            let empties = rules.empties(&pos);
             let solved = match solver.as_mut().filter(|_| empties <= config.solve_empties) {
                 Some(s) => s.solve(&rules, &pos, Mode::Exact, Limits::default()).ok(),
                 None => None,
