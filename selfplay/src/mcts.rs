@@ -5,6 +5,12 @@
 //! search, or one round of a [`GumbelSearch`]) and returns leaves to evaluate (resolving terminal positions by
 //! itself), and [`Tree::expand`] adds an evaluated leaf's children and backs its value up. [`Tree::search`] and
 //! [`Tree::gumbel_search`] run that loop for one tree.
+//!
+//! Every node carries bounds on its exact utility, tightened by minimax from the finished games found below it
+//! (score-bounded MCTS, Cazenave and Saffidine, 2010): a node's value is read clamped to its bounds, a walk never
+//! enters a child that cannot beat what its mover is already sure of, a proven node (bounds met) backs its exact
+//! value up without an evaluation, and a proven root plays its best child. Near the end of a game the search thus
+//! plays exactly once it has seen enough lines, where averages would still blur a won line with a lost one.
 
 use othello_core::{Move, Position, Rules, Status, POLICY_SIZE};
 use rand::Rng;
@@ -54,8 +60,8 @@ enum State {
     /// Selected, waiting for its evaluation.
     Pending,
     Expanded,
-    /// The game is over here: the exact utility for this node's side to move.
-    Terminal(f32),
+    /// The game is over here (its exact value is the node's proof).
+    Terminal,
 }
 
 #[derive(Clone, Debug)]
@@ -70,6 +76,10 @@ struct Node {
     first_child: u32,
     children: u32,
     state: State,
+    /// Bounds on the exact utility for the player who moved into this node: -1 and 1 until finished games below
+    /// tighten them; equal once the node is proven.
+    pessimistic: f32,
+    optimistic: f32,
 }
 
 impl Node {
@@ -84,7 +94,20 @@ impl Node {
             first_child: 0,
             children: 0,
             state: State::Leaf,
+            pessimistic: -1.0,
+            optimistic: 1.0,
         }
+    }
+
+    /// The exact utility for the player who moved into this node, once its bounds meet.
+    fn proven(&self) -> Option<f32> {
+        (self.pessimistic == self.optimistic).then_some(self.pessimistic)
+    }
+
+    /// The mean of the values backed up through this node (`unvisited` before any), kept within its bounds.
+    fn bounded_mean(&self, unvisited: f32) -> f32 {
+        let mean = if self.visits == 0 { unvisited } else { self.value_sum / self.visits as f32 };
+        mean.clamp(self.pessimistic, self.optimistic)
     }
 }
 
@@ -93,7 +116,7 @@ impl Node {
 pub enum Select {
     /// A leaf to evaluate; hand its position to the evaluator and the result to [`Tree::expand`].
     Evaluate(Leaf),
-    /// The walk ended in a finished game, already backed up: no evaluation needed.
+    /// The walk ended in a finished game or a proven node, already backed up: no evaluation needed.
     Terminal,
     /// The walk ran into a leaf already waiting for its evaluation: evaluate what was gathered first.
     Collision,
@@ -181,7 +204,7 @@ impl GumbelSearch {
         let root = &tree.nodes[ROOT as usize];
         match root.state {
             State::Expanded => {}
-            State::Terminal(_) => return None,
+            State::Terminal => return None,
             State::Leaf | State::Pending => {
                 self.spent_on_root = 1;
                 return Some(tree.root_job(1));
@@ -245,16 +268,18 @@ impl GumbelSearch {
         self.candidates = scored.into_iter().map(|s| s.1).collect();
     }
 
-    /// The chosen move, once [`GumbelSearch::next_job`] has returned `None` (`None` if the root has no moves).
+    /// The chosen move, once [`GumbelSearch::next_job`] has returned `None` (`None` if the root has no moves): a
+    /// proven root's best move, else the best candidate.
     pub fn choice(&self, tree: &Tree) -> Option<Move> {
-        self.candidates.first().map(|&c| tree.nodes[self.children[c] as usize].mv)
+        tree.proven_best_move().or_else(|| self.candidates.first().map(|&c| tree.nodes[self.children[c] as usize].mv))
     }
 }
 
 const ROOT: u32 = 0;
 
 /// What the search maximises for a position's side to move, in [-1, 1]: the result, and with
-/// [`MctsConfig::score_utility`] the disc margin as a fraction of the board.
+/// [`MctsConfig::score_utility`] the disc margin as a fraction of the board. Odd and increasing in the margin, so
+/// that the minimax of utilities is the utility of the minimax margin.
 fn utility(rules: &Rules, config: &MctsConfig, value: f32, margin: f32) -> f32 {
     let w = config.score_utility;
     if w <= 0.0 {
@@ -279,14 +304,15 @@ impl Tree {
     pub fn root_visits(&self) -> u32 {
         self.nodes[ROOT as usize].visits
     }
-    /// The root's utility for its side to move, in [-1, 1]: its value, unless the search weighs the margin too.
+    /// The root's utility for its side to move, in [-1, 1]: its value, unless the search weighs the margin too;
+    /// exact once the root is proven.
     pub fn root_value(&self) -> f32 {
         let root = &self.nodes[ROOT as usize];
-        if root.visits == 0 {
-            0.0
-        } else {
-            -root.value_sum / root.visits as f32
-        }
+        -root.bounded_mean(0.0)
+    }
+    /// The root's exact utility for its side to move, once the search has proven it.
+    pub fn root_proven(&self) -> Option<f32> {
+        self.nodes[ROOT as usize].proven().map(|exact| -exact)
     }
     /// Number of nodes (memory use).
     pub fn size(&self) -> usize {
@@ -302,15 +328,16 @@ impl Tree {
     fn select_path(&mut self, mut path: Vec<u32>) -> Select {
         let mut id = *path.last().expect("a path starts at the root");
         loop {
+            if let Some(exact) = self.nodes[id as usize].proven() {
+                self.backup(&path, -exact, false);
+                return Select::Terminal;
+            }
             match self.nodes[id as usize].state {
                 State::Expanded => {
                     id = self.best_child(id);
                     path.push(id);
                 }
-                State::Terminal(v) => {
-                    self.backup(&path, v, false);
-                    return Select::Terminal;
-                }
+                State::Terminal => unreachable!("a finished game is proven"),
                 State::Pending => return Select::Collision,
                 State::Leaf => {
                     let node = &mut self.nodes[id as usize];
@@ -319,8 +346,9 @@ impl Tree {
                             let margin = self.rules.outcome(&node.pos).margin_for(node.pos.side);
                             let v = utility(&self.rules, &self.config, margin.signum() as f32, margin as f32);
                             let node = &mut self.nodes[id as usize];
-                            node.state = State::Terminal(v);
+                            (node.state, node.pessimistic, node.optimistic) = (State::Terminal, -v, -v);
                             self.backup(&path, v, false);
+                            self.tighten_bounds(&path);
                             return Select::Terminal;
                         }
                         Status::MustPass => {
@@ -397,22 +425,57 @@ impl Tree {
         }
     }
 
+    /// After the bounds of the last node of `path` changed: the minimax of the children's bounds for each ancestor
+    /// in turn, up to one that does not change.
+    fn tighten_bounds(&mut self, path: &[u32]) {
+        for &id in path.iter().rev().skip(1) {
+            // The children's bounds are for this node's mover, who picks the best of them.
+            let (mut best_pessimistic, mut best_optimistic) = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+            for child in self.children(id) {
+                best_pessimistic = best_pessimistic.max(child.pessimistic);
+                best_optimistic = best_optimistic.max(child.optimistic);
+            }
+            let node = &mut self.nodes[id as usize];
+            let bounds = (-best_optimistic, -best_pessimistic);
+            if bounds == (node.pessimistic, node.optimistic) {
+                return;
+            }
+            (node.pessimistic, node.optimistic) = bounds;
+        }
+    }
+
+    /// A proven root's best move (ties to the more visited), or `None`.
+    fn proven_best_move(&self) -> Option<Move> {
+        self.nodes[ROOT as usize].proven()?;
+        self.children(ROOT)
+            .filter_map(|c| Some((c.proven()?, c.visits, c.mv)))
+            .max_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)))
+            .map(|c| c.2)
+    }
+
     fn best_child(&self, id: u32) -> u32 {
         let parent = &self.nodes[id as usize];
         let parent_visits = parent.visits + parent.virtual_visits;
         let sqrt_n = (parent_visits.max(1) as f32).sqrt();
         let children = parent.first_child..parent.first_child + parent.children;
-        let parent_q = if parent.visits > 0 { -parent.value_sum / parent.visits as f32 } else { 0.0 };
+        let parent_q = -parent.bounded_mean(0.0);
         let visited_prior: f32 =
             children.clone().map(|c| &self.nodes[c as usize]).filter(|c| c.visits > 0).map(|c| c.prior).sum();
         let reduction = if id == ROOT && self.config.root_noise { 0.0 } else { self.config.fpu_reduction };
         let fpu = parent_q - reduction * visited_prior.sqrt();
+        // What the mover is sure of already (the best child's pessimistic bound, kept as the parent's optimistic
+        // one): a child that cannot beat it needs no more search.
+        let assured = -parent.optimistic;
         let mut best = (f32::NEG_INFINITY, children.start);
         for c in children {
             let child = &self.nodes[c as usize];
+            if child.optimistic <= assured {
+                continue;
+            }
             let n = child.visits + child.virtual_visits;
             // A virtual visit counts as a loss for the player choosing this child.
-            let q = if n > 0 { (child.value_sum - child.virtual_visits as f32) / n as f32 } else { fpu };
+            let mean = if n > 0 { (child.value_sum - child.virtual_visits as f32) / n as f32 } else { fpu };
+            let q = mean.clamp(child.pessimistic, child.optimistic);
             let u = self.config.c_puct * child.prior * sqrt_n / (1 + n) as f32;
             if q + u > best.0 {
                 best = (q + u, c);
@@ -516,14 +579,9 @@ impl Tree {
         gumbel.choice(self)
     }
 
-    /// A root child's value for the root's side to move (0 if unvisited).
+    /// A root child's value for the root's side to move, within its bounds (the root's value if unvisited).
     fn child_q(&self, child: u32) -> f32 {
-        let c = &self.nodes[child as usize];
-        if c.visits == 0 {
-            self.root_value()
-        } else {
-            c.value_sum / c.visits as f32
-        }
+        self.nodes[child as usize].bounded_mean(self.root_value())
     }
 
     /// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) * q,
@@ -582,15 +640,18 @@ impl Tree {
         target
     }
 
-    /// The move to play: sampled in proportion to visits^(1/temperature), or the most visited when the
-    /// temperature is 0 (ties to the higher prior). `None` at a finished game or an unsearched root.
+    /// The move to play: sampled in proportion to visits^(1/temperature), or when the temperature is 0 a proven
+    /// root's best move, else the most visited (ties to the higher prior). `None` at a finished game or an
+    /// unsearched root.
     pub fn choose_move(&mut self, temperature: f32) -> Option<Move> {
         let children: Vec<(Move, u32, f32)> = self.children(ROOT).map(|c| (c.mv, c.visits, c.prior)).collect();
         if children.is_empty() {
             return None;
         }
         if temperature <= 1e-3 {
-            return children.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2))).map(|c| c.0);
+            return self
+                .proven_best_move()
+                .or_else(|| children.iter().max_by(|a, b| a.1.cmp(&b.1).then(a.2.total_cmp(&b.2))).map(|c| c.0));
         }
         let weights: Vec<f64> = children.iter().map(|c| (c.1 as f64).powf(1.0 / temperature as f64)).collect();
         let total: f64 = weights.iter().sum();
@@ -903,6 +964,50 @@ mod tests {
         tree.search(&mut UniformEvaluator, 400, 4);
         assert_eq!(tree.choose_move(0.0), Some(Move::Play("g5".parse().unwrap())));
         assert!(tree.root_value() > 0.5, "{}", tree.root_value());
+    }
+
+    /// A search that has seen every line of an endgame proves its root: the proof is the solver's exact score (as
+    /// a utility, with the margin weighed and without), and the move played is one of the solver's best, where an
+    /// evaluator that knows nothing (uniform priors, value 0) leaves averages that cannot tell the lines apart.
+    #[test]
+    fn proven_roots_hold_the_solvers_score_and_play_its_move() {
+        let rules = Rules::othello();
+        let cases = random_endgames(24, 20, 5, |pos, s| Some((*pos, s.score, s.move_scores.clone())));
+        for w in [0.0, 1.0] {
+            for (i, (pos, score, move_scores)) in cases.iter().enumerate() {
+                let config = MctsConfig { score_utility: w, ..quiet() };
+                let mut tree = Tree::new(rules, *pos, config.clone(), rng(i as u64));
+                tree.search(&mut UniformEvaluator, 3000, 4);
+                let exact = utility(&rules, &config, score.signum() as f32, *score as f32);
+                assert_eq!(tree.root_proven(), Some(exact), "w {w}, position {i} (solver: {score})");
+                assert_eq!(tree.root_value(), exact);
+                let played = tree.choose_move(0.0).unwrap();
+                let reached = move_scores.iter().find(|m| m.0 == played).unwrap().1;
+                // With the result alone, any move keeping the solver's result is best.
+                let best = if w > 0.0 { reached == *score } else { reached.signum() == score.signum() };
+                assert!(best, "w {w}, position {i}: {played:?} reaches {reached}, the solver {score}");
+            }
+        }
+    }
+
+    /// A player's Gumbel search with a budget that reaches the end of the game plays the solver's move in every
+    /// position with four empties, whatever the priors say.
+    #[test]
+    fn gumbel_plays_the_solvers_move_once_the_root_is_proven() {
+        let rules = Rules::othello();
+        let cases = random_endgames(25, 30, 4, |pos, s| Some((*pos, s.best_moves.clone())));
+        let mut proven = 0;
+        for (i, (pos, best)) in cases.iter().enumerate() {
+            let config = MctsConfig { score_utility: 1.0, ..quiet() };
+            let mut tree = Tree::new(rules, *pos, config, rng(i as u64));
+            let played = tree.gumbel_search(&mut UniformEvaluator, 400, 4, 8).unwrap();
+            if tree.root_proven().is_some() {
+                proven += 1;
+                assert!(best.contains(&played), "position {i}: {played:?}, the solver's best {best:?}");
+            }
+        }
+        eprintln!("{proven} of 30 roots proven with 400 simulations");
+        assert!(proven >= 27, "{proven} of 30 roots proven");
     }
 
     /// Gumbel's sequential halving never spends more than its simulations, whatever the number of considered
