@@ -20,7 +20,7 @@ use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
 
 use crate::agent::{agent_from_spec, AgentError};
-use crate::ratings::GameResult;
+use crate::ratings::{GameResult, Ratings};
 
 /// The longest game file name kept whole (file systems allow 255 bytes).
 const MAX_NAME: usize = 160;
@@ -198,6 +198,68 @@ impl ResultRow {
     }
 }
 
+/// `ratings.json`: the fit of an arena directory's games (or of several directories' together), as `ratings` and
+/// the arena's end write it and `run`'s status line reads it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RatingsTable {
+    /// The player held at `anchor_elo`.
+    pub anchor: String,
+    pub anchor_elo: f64,
+    /// Games rated.
+    pub games: usize,
+    /// Best first.
+    pub ratings: Vec<RatedPlayer>,
+}
+
+/// One player's line of a [`RatingsTable`].
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct RatedPlayer {
+    pub player: String,
+    pub elo: f64,
+    /// Half-width of the 95% interval of `elo`.
+    pub interval95: f64,
+    pub std_error: f64,
+    pub games: usize,
+    /// Points scored (draws half).
+    pub score: f64,
+}
+
+impl RatingsTable {
+    pub fn new(fit: &Ratings, anchor: &str, anchor_elo: f64, games: usize) -> RatingsTable {
+        let ratings = fit
+            .ratings
+            .iter()
+            .map(|r| RatedPlayer {
+                player: r.player.clone(),
+                elo: r.elo,
+                interval95: r.interval95(),
+                std_error: r.std_error,
+                games: r.games,
+                score: r.score,
+            })
+            .collect();
+        RatingsTable { anchor: anchor.to_string(), anchor_elo, games, ratings }
+    }
+
+    /// `ratings.csv`: one line per player, best first.
+    fn csv(&self) -> String {
+        let mut csv = String::from("rank,player,elo,interval95,std_error,games,score\n");
+        for (i, r) in self.ratings.iter().enumerate() {
+            csv.push_str(&format!(
+                "{},\"{}\",{:.1},{:.1},{:.2},{},{}\n",
+                i + 1,
+                r.player.replace('"', "\"\""),
+                r.elo,
+                r.interval95,
+                r.std_error,
+                r.games,
+                r.score
+            ));
+        }
+        csv
+    }
+}
+
 /// The id shared by the two games of a pair (either colour order), for the ratings' clustered errors.
 pub fn pair_cluster(black: &str, white: &str, pair: u64) -> u64 {
     fnv1a(&format!("{} {pair}", pair_name(black, white)))
@@ -251,6 +313,25 @@ impl ArenaDir {
 
     pub fn ratings_svg(&self) -> PathBuf {
         self.dir.join("ratings.svg")
+    }
+
+    /// Writes `table` as `ratings.csv` and `ratings.json`, each atomically.
+    pub fn write_ratings(&self, table: &RatingsTable) -> Result<(), ArenaError> {
+        let json = serde_json::to_string_pretty(table).map_err(|e| self.ratings_problem(e.to_string()))? + "\n";
+        for (path, text) in [(self.ratings_csv(), table.csv()), (self.ratings_json(), json)] {
+            write_atomic(&path, text.as_bytes()).map_err(|e| ArenaError::File { path, problem: e.to_string() })?;
+        }
+        Ok(())
+    }
+
+    /// The last table written to `ratings.json`.
+    pub fn read_ratings(&self) -> Result<RatingsTable, ArenaError> {
+        let text = std::fs::read_to_string(self.ratings_json()).map_err(|e| self.ratings_problem(e.to_string()))?;
+        serde_json::from_str(&text).map_err(|e| self.ratings_problem(e.to_string()))
+    }
+
+    fn ratings_problem(&self, problem: String) -> ArenaError {
+        ArenaError::File { path: self.ratings_json(), problem }
     }
 
     /// The stored rows; a last line cut short (an arena killed while appending it, or one appending now) is not
@@ -414,6 +495,36 @@ mod tests {
 
     fn specs(names: &[&str]) -> Vec<String> {
         names.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// `ratings.json` reads back as written; `ratings.csv` holds the same players best first, names quoted; a
+    /// damaged `ratings.json` is an error naming it.
+    #[test]
+    fn ratings_tables_read_back_as_written() {
+        let game = |black: &str, white: &str, black_score: f64| GameResult {
+            black: black.into(),
+            white: white.into(),
+            black_score,
+            pair: None,
+        };
+        let games =
+            [game("a", "b", 1.0), game("b", "a", 0.5), game("a", "say \"c\"", 1.0), game("say \"c\"", "b", 0.0)];
+        let fit = crate::ratings::fit(&games, "b", 100.0).unwrap();
+        let table = RatingsTable::new(&fit, "b", 100.0, games.len());
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = ArenaDir::new(scratch.path());
+        dir.write_ratings(&table).unwrap();
+        assert_eq!(dir.read_ratings().unwrap(), table);
+        assert_eq!(table.ratings.iter().find(|r| r.player == "b").map(|r| r.elo), Some(100.0));
+        let csv = std::fs::read_to_string(dir.ratings_csv()).unwrap();
+        let players: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
+        let expected: Vec<String> =
+            table.ratings.iter().map(|r| format!("\"{}\"", r.player.replace('"', "\"\""))).collect();
+        assert_eq!(players, expected);
+        assert_eq!(table.ratings[0].player, "a", "{csv}");
+        std::fs::write(dir.ratings_json(), "{\"anchor\": \"b\"").unwrap();
+        let err = dir.read_ratings().unwrap_err().to_string();
+        assert!(err.contains("ratings.json"), "{err}");
     }
 
     #[test]

@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::Rules;
-use othello_eval::arena::{default_anchor, play, schedule, ArenaDir, Pairing};
+use othello_eval::arena::{default_anchor, play, schedule, ArenaDir, Pairing, RatingsTable};
 use othello_eval::openings::OpeningSource;
 use othello_eval::ratings::{fit, Ratings};
 use othello_eval::ratings_plot::{curves_from, plot_ratings};
@@ -339,36 +339,8 @@ pub fn ratings(dirs: &[PathBuf], out: &Path, anchor: Option<(&str, f64)>, los_ma
     if los_matrix {
         print_los(&fit);
     }
-    let mut csv = String::from("rank,player,elo,interval95,std_error,games,score\n");
-    for (i, r) in fit.ratings.iter().enumerate() {
-        csv.push_str(&format!(
-            "{},\"{}\",{:.1},{:.1},{:.2},{},{}\n",
-            i + 1,
-            r.player.replace('"', "\"\""),
-            r.elo,
-            r.interval95(),
-            r.std_error,
-            r.games,
-            r.score
-        ));
-    }
-    let json = serde_json::json!({
-        "anchor": anchor,
-        "anchor_elo": anchor_elo,
-        "games": rows.len(),
-        "ratings": fit.ratings.iter().map(|r| serde_json::json!({
-            "player": r.player,
-            "elo": r.elo,
-            "interval95": r.interval95(),
-            "std_error": r.std_error,
-            "games": r.games,
-            "score": r.score,
-        })).collect::<Vec<_>>(),
-    });
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    for (path, text) in [(arena.ratings_csv(), csv), (arena.ratings_json(), format!("{json:#}\n"))] {
-        othello_run::write_atomic(&path, text.as_bytes()).with_context(|| format!("writing {}", path.display()))?;
-    }
+    arena.write_ratings(&RatingsTable::new(&fit, anchor, anchor_elo, rows.len()))?;
     let (curves, fixed) = curves_from(&fit);
     if !curves.is_empty() {
         let svg = arena.ratings_svg();

@@ -312,7 +312,7 @@ impl Status {
                 (status.policy_loss, status.value_loss) = (loss("policy_loss"), loss("value_loss"));
             }
         }
-        status.elo = newest_rated(&othello_eval::arena::ArenaDir::new(run.eval()).ratings_json());
+        status.elo = newest_rated(&othello_eval::arena::ArenaDir::new(run.eval()));
         status
     }
 
@@ -327,15 +327,15 @@ impl Status {
     }
 }
 
-/// The newest checkpoint in a `ratings.json`: its step, Elo and 95% interval.
-fn newest_rated(path: &Path) -> Option<(u64, f64, f64)> {
-    let json: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).ok()?).ok()?;
-    json["ratings"]
-        .as_array()?
+/// The newest checkpoint in an evaluation's `ratings.json`: its step, Elo and 95% interval.
+fn newest_rated(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64, f64)> {
+    eval.read_ratings()
+        .ok()?
+        .ratings
         .iter()
         .filter_map(|r| {
-            let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(r["player"].as_str()?)?;
-            Some((info.step, r["elo"].as_f64()?, r["interval95"].as_f64()?))
+            let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(&r.player)?;
+            Some((info.step, r.elo, r.interval95))
         })
         .max_by_key(|r| r.0)
 }
