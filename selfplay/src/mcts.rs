@@ -9,8 +9,9 @@
 //! Every node carries bounds on its exact utility, tightened by minimax from the finished games found below it
 //! (score-bounded MCTS, Cazenave and Saffidine, 2010): a node's value is read clamped to its bounds, a walk never
 //! enters a child that cannot beat what its mover is already sure of, a proven node (bounds met) backs its exact
-//! value up without an evaluation, and a proven root plays its best child. Near the end of a game the search thus
-//! plays exactly once it has seen enough lines, where averages would still blur a won line with a lost one.
+//! value up without an evaluation, and a proven move is played unless the chosen one promises more. Near the end
+//! of a game the search thus plays exactly once it has seen enough lines, where averages would still blur a won
+//! line with a lost one.
 
 use othello_core::{Move, Position, Rules, Status, POLICY_SIZE};
 use rand::Rng;
