@@ -2,7 +2,7 @@
 
 use std::time::Instant;
 
-use anyhow::{bail, Result};
+use anyhow::{bail, Context, Result};
 use clap::Subcommand;
 use othello_core::perft::perft_with;
 use othello_core::playout::random_games_with;
@@ -179,14 +179,13 @@ fn net(blocks: usize, filters: usize, batch: usize, seconds: f64, choice: Device
 
 fn train(blocks: usize, filters: usize, batch: usize, seconds: f64, rounds: u32) -> Result<()> {
     use othello_train::throughput::{bench_train, synthetic_replay};
-    let run = RunDir::new(std::env::temp_dir().join(format!("othello-zero-bench-train-{}", std::process::id())));
-    let _ = std::fs::remove_dir_all(run.root());
+    // A scratch run, removed when dropped, on success or error.
+    let scratch = tempfile::Builder::new().prefix("othello-zero-bench-train-").tempdir().context("a scratch run")?;
+    let run = RunDir::new(scratch.path());
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
     println!("training {blocks}x{filters}, batch {batch}, AdamW, flex backend, threads: {threads}");
     let positions = synthetic_replay(&run, 400)?;
-    let result = bench_train(&run, NetConfig::new(blocks, filters), batch, seconds, rounds);
-    let _ = std::fs::remove_dir_all(run.root());
-    let r = result?;
+    let r = bench_train(&run, NetConfig::new(blocks, filters), batch, seconds, rounds)?;
     println!("replay window: {positions} positions; best of {rounds} rounds of {seconds} s");
     println!("bare training step (fixed batch):   {:>9.0} samples/s", r.bare);
     println!(
