@@ -1025,8 +1025,8 @@ mod tests {
         }
     }
 
-    /// A player's Gumbel search with a budget that reaches the end of the game plays the solver's move in every
-    /// position with four empties, whatever the priors say.
+    /// A player's Gumbel search of 400 simulations proves nearly every root with four empties, whatever the priors
+    /// say, and where it has, plays the solver's move.
     #[test]
     fn gumbel_plays_the_solvers_move_once_the_root_is_proven() {
         let rules = Rules::othello();
