@@ -665,13 +665,11 @@ impl Tree {
             return None;
         }
         if temperature <= 1e-3 {
-            let first = self.nodes[ROOT as usize].first_child;
-            let most_visited = (0..children.len() as u32)
-                .max_by(|&a, &b| {
-                    let (a, b) = (&children[a as usize], &children[b as usize]);
-                    a.1.cmp(&b.1).then(a.2.total_cmp(&b.2))
-                })
-                .map(|i| first + i);
+            let root = &self.nodes[ROOT as usize];
+            let most_visited = (root.first_child..root.first_child + root.children).max_by(|&a, &b| {
+                let (a, b) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+                a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
+            });
             return most_visited.map(|c| self.proven_or(c));
         }
         let weights: Vec<f64> = children.iter().map(|c| (c.1 as f64).powf(1.0 / temperature as f64)).collect();

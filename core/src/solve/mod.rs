@@ -362,7 +362,7 @@ pub fn solve_many(
 ) {
     let mut order: Vec<usize> = (0..jobs.len()).collect();
     if threads > 1 {
-        order.sort_by_key(|&i| std::cmp::Reverse((jobs[i].0.mask() & !jobs[i].1.occupied().0).count_ones()));
+        order.sort_by_key(|&i| std::cmp::Reverse(jobs[i].0.empties(&jobs[i].1)));
     }
     let next = std::sync::atomic::AtomicUsize::new(0);
     let (sender, receiver) = std::sync::mpsc::channel();
