@@ -372,8 +372,9 @@ enum Command {
         #[command(flatten)]
         games_from: MatchArgs,
     },
-    /// Rate a training run's checkpoints in one command: each (network + MCTS) in a gauntlet against the fixed
-    /// ladder and the checkpoint before it; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
+    /// Rate a training run's checkpoints in one command: each (network + MCTS) in a gauntlet against the checkpoint
+    /// before it and the fixed ladder, from the rung nearest that checkpoint's Elo up and down until it wins or loses
+    /// every game of a pairing; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
     /// (Elo against training step, wall time and self-play positions) and the newest Elo in TensorBoard
     /// (RUN/logs/eval). Unset flags come from the run config's [eval].
     Evaluate {

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
+use othello_eval::arena::{sweep, ArenaDir, Sweep};
 use othello_net::{load_model, read_info};
 use othello_run::RunDir;
 use othello_train::log::read_scalars;
@@ -248,6 +249,22 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
         assert!(players.iter().any(|p| p.contains(&format!("model-{step:09}"))), "step {step} unrated: {players:?}");
     }
     assert!(players.contains(&"random") && players.contains(&"greedy"), "{players:?}");
+    // Each checkpoint met the one rated before it and the ladder from one rung outward: a rung it skipped lies
+    // beyond a pairing it won or lost whole.
+    let rows = ArenaDir::new(dir.eval()).read().unwrap();
+    let by_key = rows.iter().map(|r| (r.key.as_str(), r)).collect();
+    let met = |a: &str, b: &str| rows.iter().any(|r| (r.black == a && r.white == b) || (r.black == b && r.white == a));
+    let checkpoints: Vec<&str> =
+        [40, 80, 120].map(|step| *players.iter().find(|p| p.contains(&format!("model-{step:09}"))).unwrap()).to_vec();
+    for (i, &checkpoint) in checkpoints.iter().enumerate() {
+        assert!(i == 0 || met(checkpoint, checkpoints[i - 1]), "{checkpoint} and the checkpoint before it");
+        let rungs: Vec<&str> = ["random", "greedy"].into_iter().filter(|rung| met(checkpoint, rung)).collect();
+        assert!(!rungs.is_empty(), "{checkpoint} met no rung");
+        if rungs.len() < 2 {
+            let whole = sweep(&by_key, checkpoint, rungs[0], 4).unwrap();
+            assert!(matches!(whole, Some(Sweep::AllWon | Sweep::AllLost)), "{checkpoint}: {whole:?} against {rungs:?}");
+        }
+    }
     let svg = std::fs::read_to_string(dir.eval().join("ratings.svg")).unwrap();
     assert!(svg.contains("training step") && svg.contains("self-play positions") && svg.contains("random"));
     // The Elo of every rated checkpoint went to TensorBoard, in a run of its own beside the trainer's.

@@ -1,11 +1,13 @@
 //! Matches between agents: the schedule (round robin or gauntlet, each opening played twice with the colours
-//! swapped), one game under the arena's rules (a failing agent forfeits), and the arena directory that stores every
-//! game as it ends, so that a stopped arena resumes with only the missing games and more agents can join later.
+//! swapped; a gauntlet spread over a ladder until it is won or lost whole), one game under the arena's rules (a
+//! failing agent forfeits), and the arena directory that stores every game as it ends, so that a stopped arena
+//! resumes with only the missing games and more agents can join later.
 //!
 //! The directory: `results.csv` (one row per game, appended and synced as each game ends) and `games/<key>.ggf`
 //! (each game's record, written atomically). A game is known by its key, `<first spec> vs <second spec> #<pair>
 //! <colours>`, so adding agents leaves the other games' keys as they were.
 
+use std::collections::HashMap;
 use std::fs::OpenOptions;
 use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
@@ -102,6 +104,72 @@ pub fn schedule(agents: &[String], gauntlet: Option<&str>, games: u32) -> Result
         }
     }
     Ok(out)
+}
+
+/// How one player fared over a whole pairing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sweep {
+    /// It won every game.
+    AllWon,
+    /// It lost every game.
+    AllLost,
+    /// Anything between.
+    Split,
+}
+
+/// `player`'s outcome over its pairing with `opponent` (`games` games as [`schedule`] lays a gauntlet out), from
+/// the stored rows by key; None while a game of it is missing.
+pub fn sweep(
+    rows: &HashMap<&str, &ResultRow>,
+    player: &str,
+    opponent: &str,
+    games: u32,
+) -> Result<Option<Sweep>, ArenaError> {
+    let mut points = Vec::new();
+    for p in schedule(&[opponent.to_string(), player.to_string()], Some(player), games)? {
+        let Some(row) = rows.get(p.key.as_str()) else { return Ok(None) };
+        points.push(if row.black == player { row.black_score } else { 1.0 - row.black_score });
+    }
+    Ok(Some(if points.iter().all(|&s| s == 1.0) {
+        Sweep::AllWon
+    } else if points.iter().all(|&s| s == 0.0) {
+        Sweep::AllLost
+    } else {
+        Sweep::Split
+    }))
+}
+
+/// A gauntlet that spreads over a ladder rather than meeting every rung: from rung `start` upward until a rung
+/// wins every game against the player, and downward until the player wins every game against a rung. Rungs
+/// beyond those are as good as decided (the ladder is ordered weakest first), and their games would add next to
+/// nothing to the ratings. `outcome(i)`: the player's [`Sweep`] against rung `i`, None while unplayed. Returns the
+/// rungs to play next (at most one each way; none once the spread is complete).
+pub fn rungs_to_play(rungs: usize, start: usize, outcome: impl Fn(usize) -> Option<Sweep>) -> Vec<usize> {
+    if rungs == 0 {
+        return vec![];
+    }
+    let start = start.min(rungs - 1);
+    if outcome(start).is_none() {
+        return vec![start];
+    }
+    let mut next = vec![];
+    let mut up = start;
+    while outcome(up) != Some(Sweep::AllLost) && up + 1 < rungs {
+        up += 1;
+        if outcome(up).is_none() {
+            next.push(up);
+            break;
+        }
+    }
+    let mut down = start;
+    while outcome(down) != Some(Sweep::AllWon) && down > 0 {
+        down -= 1;
+        if outcome(down).is_none() {
+            next.push(down);
+            break;
+        }
+    }
+    next
 }
 
 /// The opening of pair `pair`: `plies` seeded random legal moves from the start (every pairing plays the same
@@ -605,6 +673,64 @@ mod tests {
         .unwrap();
         let err = arena.read().unwrap_err().to_string();
         assert!(err.contains("results.csv") && err.contains("line 2"), "{err}");
+    }
+
+    /// The rungs a spreading gauntlet meets, revealing each outcome as it is asked for.
+    fn spread(truth: &[Sweep], start: usize) -> Vec<usize> {
+        let mut known = vec![None; truth.len()];
+        loop {
+            let next = rungs_to_play(truth.len(), start, |i| known[i]);
+            if next.is_empty() {
+                break;
+            }
+            for i in next {
+                assert!(known[i].is_none(), "rung {i} asked for twice");
+                known[i] = Some(truth[i]);
+            }
+        }
+        (0..truth.len()).filter(|&i| known[i].is_some()).collect()
+    }
+
+    #[test]
+    fn a_gauntlet_spreads_until_a_sweep_each_way() {
+        use Sweep::*;
+        let ladder = [AllWon, AllWon, AllWon, Split, Split, AllLost, AllLost];
+        assert_eq!(spread(&ladder, 3), [2, 3, 4, 5]);
+        // From a rung it sweeps, only upward; from one that sweeps it (the start clamped), only downward.
+        assert_eq!(spread(&ladder, 1), [1, 2, 3, 4, 5]);
+        assert_eq!(spread(&ladder, 100), [2, 3, 4, 5, 6]);
+        assert_eq!(spread(&[Split; 5], 2), [0, 1, 2, 3, 4]);
+        assert_eq!(spread(&[AllLost, AllWon], 0), [0]);
+        assert!(rungs_to_play(0, 0, |_| None).is_empty());
+    }
+
+    #[test]
+    fn a_pairing_is_swept_only_when_every_game_went_one_way() {
+        let rows_of = |scores: &[f64]| -> Vec<ResultRow> {
+            let pairings = schedule(&specs(&["random", "net"]), Some("net"), 4).unwrap();
+            pairings
+                .iter()
+                .zip(scores)
+                .map(|(p, &net)| ResultRow {
+                    key: p.key.clone(),
+                    pair: p.pair,
+                    black: p.black.clone(),
+                    white: p.white.clone(),
+                    opening: String::new(),
+                    black_score: if p.black == "net" { net } else { 1.0 - net },
+                    ending: "normal".into(),
+                })
+                .collect()
+        };
+        let outcome = |scores: &[f64]| {
+            let rows = rows_of(scores);
+            let by_key = rows.iter().map(|r| (r.key.as_str(), r)).collect();
+            sweep(&by_key, "net", "random", 4).unwrap()
+        };
+        assert_eq!(outcome(&[1.0; 4]), Some(Sweep::AllWon));
+        assert_eq!(outcome(&[0.0; 4]), Some(Sweep::AllLost));
+        assert_eq!(outcome(&[1.0, 1.0, 0.5, 1.0]), Some(Sweep::Split));
+        assert_eq!(outcome(&[1.0; 3]), None, "a game still missing");
     }
 
     #[test]

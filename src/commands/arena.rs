@@ -1,6 +1,7 @@
 //! `arena`: games between agents on several threads, stored as they end (resumable), with live standings; and
 //! `ratings`: the Elo table of an arena directory.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -9,7 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::Rules;
-use othello_eval::arena::{default_anchor, play, schedule, ArenaDir, Pairing, RatingsTable};
+use othello_eval::arena::{
+    default_anchor, play, rungs_to_play, schedule, sweep, ArenaDir, Pairing, RatingsTable, ResultRow,
+};
 use othello_eval::openings::OpeningSource;
 use othello_eval::ratings::{fit, Ratings};
 use othello_eval::ratings_plot::{curves_from, plot_ratings};
@@ -160,11 +163,12 @@ pub struct EvaluateOptions<'a> {
 /// How often a watching evaluation looks for new checkpoints.
 const WATCH_POLL: Duration = Duration::from_secs(5);
 
-/// `evaluate`: a run's checkpoints (network + MCTS) each in a gauntlet against the fixed ladder and the
-/// checkpoint rated before it, the ladder in a round robin of its own; games in RUN/eval, then the ratings and
-/// their picture. With `watch`, again for every new checkpoint.
+/// `evaluate`: the ladder in a round robin of its own, then each of a run's checkpoints (network + MCTS) in a
+/// [`Gauntlet`] against the checkpoint rated before it and the ladder; games in RUN/eval, then the ratings and their
+/// picture. With `watch`, again for every new checkpoint, rating each as its games end.
 pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
     let run = othello_run::RunDir::new(o.run);
+    anyhow::ensure!(!o.ladder.is_empty(), "the evaluation's ladder names no player ([eval] ladder, --ladder)");
     for spec in o.ladder {
         othello_eval::agent_from_spec(spec, 0)?;
     }
@@ -197,26 +201,128 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
                 o.setup.rules = rules;
             }
         }
-        let mut all = if o.ladder.len() >= 2 { schedule(o.ladder, None, o.games)? } else { vec![] };
-        let mut previous: Option<String> = None;
-        for model in &chosen {
-            let spec = checkpoint_spec(model, &search);
-            let mut agents: Vec<String> = o.ladder.to_vec();
-            agents.extend(previous.take());
-            agents.push(spec.clone());
-            all.extend(schedule(&agents, Some(&spec), o.games)?);
-            previous = Some(spec);
+        if o.ladder.len() >= 2 {
+            play_scheduled(&run.eval(), &schedule(o.ladder, None, o.games)?, &o.setup)?;
         }
-        let mut keys = std::collections::HashSet::new();
-        all.retain(|p| keys.insert(p.key.clone()));
         if let Some(gating) = &mut o.gating {
             gating.promote(&run, &chosen, &search, &o.setup)?;
         }
-        play_scheduled(&run.eval(), &all, &o.setup)?;
-        let fit = ratings(&[run.eval()], &run.eval(), None, false)?;
-        elo_log.write(&fit)?;
+        let rungs = weakest_first(&ArenaDir::new(run.eval()).read()?, o.ladder);
+        let mut met = o.ladder.to_vec();
+        let mut rated_last = false;
+        for model in &chosen {
+            let spec = checkpoint_spec(model, &search);
+            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
+            // Watching, the ratings follow each round of games, so that `run` shows a checkpoint's Elo (with its
+            // interval) from its first pairing on; TensorBoard gets it once, complete.
+            let mut fit = None;
+            gauntlet.play(&run.eval(), &met, &o.setup, &mut || {
+                if o.watch {
+                    fit = Some(ratings(&[run.eval()], &run.eval(), None, false)?);
+                }
+                Ok(())
+            })?;
+            rated_last = fit.is_some();
+            if let Some(fit) = fit {
+                elo_log.write(&fit)?;
+            }
+            met.push(spec);
+        }
+        if !rated_last {
+            elo_log.write(&ratings(&[run.eval()], &run.eval(), None, false)?)?;
+        }
         if !o.watch {
             return Ok(());
+        }
+    }
+}
+
+/// The fit of the games in `rows` between `players` only, anchored to the first game's black (None without games).
+fn fit_among(rows: &[ResultRow], players: &[String]) -> Option<Ratings> {
+    let among: Vec<_> = rows
+        .iter()
+        .filter(|r| players.contains(&r.black) && players.contains(&r.white))
+        .map(|r| r.as_game_result())
+        .collect();
+    among.first().and_then(|first| fit(&among, &first.black, 0.0).ok())
+}
+
+/// The ladder ordered by the Elo of its own round robin in `rows`, weakest first (as given where it has none).
+fn weakest_first(rows: &[ResultRow], ladder: &[String]) -> Vec<String> {
+    let mut order = ladder.to_vec();
+    if let Some(fit) = fit_among(rows, ladder) {
+        let elo = |spec: &String| fit.get(spec).map_or(f64::NEG_INFINITY, |r| r.elo);
+        order.sort_by(|a, b| elo(a).total_cmp(&elo(b)));
+    }
+    order
+}
+
+/// One checkpoint's games: against the checkpoint rated before it, and against the ladder from the rung nearest
+/// that checkpoint's Elo (the middle rung for the first), spreading up and down until a sweep each way
+/// ([`rungs_to_play`]): a strong checkpoint plays no games against random, which would tell nothing.
+struct Gauntlet<'a> {
+    spec: &'a str,
+    /// The ladder, weakest first.
+    rungs: &'a [String],
+    games: u32,
+}
+
+impl Gauntlet<'_> {
+    /// Plays the games not yet stored in `dir`. `met`: the ladder and the checkpoints rated before this one (the
+    /// last is the one before it), whose games alone place the start, so that a resumed evaluation spreads as the
+    /// first did. `after_round` runs after each round of games (a pairing or two at a time).
+    fn play(
+        &self,
+        dir: &Path,
+        met: &[String],
+        setup: &MatchSetup,
+        after_round: &mut dyn FnMut() -> Result<()>,
+    ) -> Result<()> {
+        let arena = ArenaDir::new(dir);
+        let previous = met.last().filter(|p| !self.rungs.contains(p));
+        let middle = self.rungs.len() / 2;
+        let start = match previous.zip(fit_among(&arena.read()?, met)) {
+            Some((previous, fit)) => match fit.get(previous) {
+                Some(at) => {
+                    let distance =
+                        |i: &usize| fit.get(&self.rungs[*i]).map_or(f64::INFINITY, |r| (r.elo - at.elo).abs());
+                    (0..self.rungs.len()).min_by(|a, b| distance(a).total_cmp(&distance(b))).unwrap_or(middle)
+                }
+                None => middle,
+            },
+            None => middle,
+        };
+        let against =
+            |opponent: &str| schedule(&[opponent.to_string(), self.spec.to_string()], Some(self.spec), self.games);
+        let mut todo = match previous {
+            Some(previous) => against(previous)?,
+            None => vec![],
+        };
+        loop {
+            let rows = arena.read()?;
+            let by_key: HashMap<&str, &ResultRow> = rows.iter().map(|r| (r.key.as_str(), r)).collect();
+            let mut outcomes = Vec::with_capacity(self.rungs.len());
+            for rung in self.rungs {
+                outcomes.push(sweep(&by_key, self.spec, rung, self.games)?);
+            }
+            for i in rungs_to_play(self.rungs.len(), start, |i| outcomes[i]) {
+                todo.extend(against(&self.rungs[i])?);
+            }
+            todo.retain(|p| !by_key.contains_key(p.key.as_str()));
+            if todo.is_empty() {
+                return Ok(());
+            }
+            let mut opponents: Vec<&str> = vec![];
+            for p in &todo {
+                let opponent = if p.black == self.spec { p.white.as_str() } else { p.black.as_str() };
+                if !opponents.contains(&opponent) {
+                    opponents.push(opponent);
+                }
+            }
+            eprintln!("{}: against {}", self.spec, opponents.join(", "));
+            play_scheduled(dir, &todo, setup)?;
+            after_round()?;
+            todo.clear();
         }
     }
 }
