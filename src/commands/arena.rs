@@ -279,19 +279,15 @@ impl Gauntlet<'_> {
         after_round: &mut dyn FnMut() -> Result<()>,
     ) -> Result<()> {
         let arena = ArenaDir::new(dir);
+        let mut rows = arena.read()?;
         let previous = met.last().filter(|p| !self.rungs.contains(p));
-        let middle = self.rungs.len() / 2;
-        let start = match previous.zip(fit_among(&arena.read()?, met)) {
-            Some((previous, fit)) => match fit.get(previous) {
-                Some(at) => {
-                    let distance =
-                        |i: &usize| fit.get(&self.rungs[*i]).map_or(f64::INFINITY, |r| (r.elo - at.elo).abs());
-                    (0..self.rungs.len()).min_by(|a, b| distance(a).total_cmp(&distance(b))).unwrap_or(middle)
-                }
-                None => middle,
-            },
-            None => middle,
-        };
+        let nearest_to_previous = previous.and_then(|previous| {
+            let fit = fit_among(&rows, met)?;
+            let at = fit.get(previous)?.elo;
+            let distance = |i: &usize| fit.get(&self.rungs[*i]).map_or(f64::INFINITY, |r| (r.elo - at).abs());
+            (0..self.rungs.len()).min_by(|a, b| distance(a).total_cmp(&distance(b)))
+        });
+        let start = nearest_to_previous.unwrap_or(self.rungs.len() / 2);
         let against =
             |opponent: &str| schedule(&[opponent.to_string(), self.spec.to_string()], Some(self.spec), self.games);
         let mut todo = match previous {
@@ -299,7 +295,6 @@ impl Gauntlet<'_> {
             None => vec![],
         };
         loop {
-            let rows = arena.read()?;
             let by_key: HashMap<&str, &ResultRow> = rows.iter().map(|r| (r.key.as_str(), r)).collect();
             let mut outcomes = Vec::with_capacity(self.rungs.len());
             for rung in self.rungs {
@@ -323,6 +318,7 @@ impl Gauntlet<'_> {
             play_scheduled(dir, &todo, setup)?;
             after_round()?;
             todo.clear();
+            rows = arena.read()?;
         }
     }
 }
