@@ -253,6 +253,8 @@ pub struct ResultRow {
     pub opening: String,
     pub black_score: f64,
     pub ending: String,
+    /// The game's GGF record (`games/<key>.ggf` under the key as stored).
+    pub record: PathBuf,
 }
 
 impl ResultRow {
@@ -339,6 +341,56 @@ pub fn default_anchor(rows: &[ResultRow]) -> Option<&str> {
     rows.first().map(|first| if random { "random" } else { first.black.as_str() })
 }
 
+/// Names each checkpoint of `run` that the rows play (a spec whose `model=` is `.../models/FILE` with RUN/models/FILE
+/// present) by its path under `run`, in the players and the keys. The evaluation names a checkpoint by the path it
+/// was given, relative to its working directory: renamed so, the games of a run rated from another directory, or
+/// from a run directory since moved, are its checkpoints' games, and a resumed evaluation finds them played.
+pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &Path) {
+    let mut renamed: HashMap<String, Option<String>> = HashMap::new();
+    let mut rename = |player: &str| -> Option<String> {
+        renamed
+            .entry(player.to_string())
+            .or_insert_with(|| {
+                let model = crate::agent::spec_parameter(player, "model")?;
+                let path = Path::new(&model);
+                let own = othello_run::RunDir::new(run).models().join(path.file_name()?);
+                let named = own.display().to_string();
+                let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
+                if !is_checkpoint || named == model {
+                    return None;
+                }
+                let quoted = format!("model=\"{model}\"");
+                let given = if player.contains(&quoted) { quoted } else { format!("model={model}") };
+                Some(player.replacen(&given, &format!("model=\"{named}\""), 1))
+            })
+            .clone()
+    };
+    for row in rows {
+        let (black, white) = (rename(&row.black), rename(&row.white));
+        if black.is_none() && white.is_none() {
+            continue;
+        }
+        // The key as `Pairing::both_colours` makes it: the pairing's first agent, the second, the pair, and
+        // whether the first played black.
+        let first_is_black = if row.key == format!("{} vs {} #{} ab", row.black, row.white, row.pair) {
+            true
+        } else if row.key == format!("{} vs {} #{} ba", row.white, row.black, row.pair) {
+            false
+        } else {
+            continue;
+        };
+        for (name, new) in [(&mut row.black, black), (&mut row.white, white)] {
+            if let Some(new) = new {
+                *name = new;
+            }
+        }
+        row.key = match first_is_black {
+            true => format!("{} vs {} #{} ab", row.black, row.white, row.pair),
+            false => format!("{} vs {} #{} ba", row.white, row.black, row.pair),
+        };
+    }
+}
+
 /// The two specs of a pairing in a fixed order, so that both colours of a pair share it.
 fn pair_name(a: &str, b: &str) -> String {
     if a < b {
@@ -403,7 +455,9 @@ impl ArenaDir {
     }
 
     /// The stored rows; a last line cut short (an arena killed while appending it, or one appending now) is not
-    /// read. Any other malformed line is an error naming the file and line.
+    /// read. Any other malformed line is an error naming the file and line. In a run's evaluation (RUN/eval), the
+    /// run's own checkpoints are named by their path under RUN as this process names RUN
+    /// ([`name_checkpoints_under`]).
     pub fn read(&self) -> Result<Vec<ResultRow>, ArenaError> {
         let path = self.results();
         let text = match std::fs::read(&path) {
@@ -440,9 +494,20 @@ impl ArenaDir {
                 opening: fields[4].clone(),
                 black_score,
                 ending: fields[8].clone(),
+                record: self.game_file(&fields[0]),
             });
         }
+        if let Some(run) = self.owning_run() {
+            name_checkpoints_under(&mut rows, &run);
+        }
         Ok(rows)
+    }
+
+    /// The run whose evaluation this directory is: RUN for a directory RUN/eval beside a RUN/models.
+    fn owning_run(&self) -> Option<PathBuf> {
+        let run = othello_run::RunDir::new(self.dir.parent()?);
+        let is_eval = run.eval() == self.dir && run.models().is_dir();
+        is_eval.then(|| run.root().to_path_buf())
     }
 
     /// Cuts off a last row left incomplete by a killed arena, so that its game is played again and the next row
@@ -522,6 +587,7 @@ impl ArenaDir {
             opening,
             black_score: played.black_score,
             ending: ending.to_string(),
+            record: ggf,
         })
     }
 }
@@ -675,6 +741,48 @@ mod tests {
         assert!(err.contains("results.csv") && err.contains("line 2"), "{err}");
     }
 
+    #[test]
+    fn a_runs_checkpoints_are_named_under_the_run_wherever_they_were_rated_from() {
+        let scratch = tempfile::tempdir().unwrap();
+        let run = othello_run::RunDir::new(scratch.path().join("moved"));
+        std::fs::create_dir_all(run.models()).unwrap();
+        std::fs::create_dir_all(run.eval()).unwrap();
+        std::fs::write(run.models().join("model-000000010.json"), "{}").unwrap();
+        // Rated from another directory as `old/models/...`; a second spec (more search) whose text starts with the
+        // first's; a checkpoint the run does not hold; and one named unquoted.
+        let short = "net:model=\"old/models/model-000000010.json\",sims=8";
+        let long = "net:model=\"old/models/model-000000010.json\",sims=8,gumbel=4";
+        let foreign = "net:model=\"old/models/model-000000020.json\",sims=8";
+        let bare = "policy:model=old/models/model-000000010.json";
+        let mut text = COLUMNS.join(",") + "\n";
+        let mut line = |black: &str, white: &str, key: &str| {
+            let fields = [key, "0", black, white, "", "20", "16", "1", "normal", "", "32", "0.1", "0.1"];
+            text += &(fields.iter().map(|f| quote_csv(f)).collect::<Vec<_>>().join(",") + "\n");
+        };
+        line(short, long, &format!("{short} vs {long} #0 ab"));
+        line(short, long, &format!("{long} vs {short} #0 ba"));
+        line(foreign, "random", &format!("{foreign} vs random #0 ab"));
+        line("random", bare, &format!("{bare} vs random #0 ba"));
+        std::fs::write(ArenaDir::new(run.eval()).results(), &text).unwrap();
+        let named = |file: &str| format!("model=\"{}\"", run.models().join(file).display());
+        let rows = ArenaDir::new(run.eval()).read().unwrap();
+        let own = short.replace("model=\"old/models/model-000000010.json\"", &named("model-000000010.json"));
+        let own_long = long.replace("model=\"old/models/model-000000010.json\"", &named("model-000000010.json"));
+        assert_eq!((rows[0].black.as_str(), rows[0].white.as_str()), (own.as_str(), own_long.as_str()));
+        assert_eq!(rows[0].key, Pairing::both_colours(&own, &own_long, 0)[0].key);
+        let stored = ArenaDir::new(run.eval()).game_file(&format!("{short} vs {long} #0 ab"));
+        assert_eq!(rows[0].record, stored, "the game's record stays where it was stored");
+        assert_eq!(rows[1].key, Pairing::both_colours(&own_long, &own, 0)[1].key);
+        assert_eq!((rows[1].black.as_str(), rows[1].white.as_str()), (own.as_str(), own_long.as_str()));
+        assert_eq!(rows[2].black, foreign, "a checkpoint the run does not hold keeps its name");
+        let own_bare = format!("policy:{}", named("model-000000010.json"));
+        assert_eq!(rows[3].white, own_bare);
+        assert_eq!(rows[3].key, Pairing::both_colours(&own_bare, "random", 0)[1].key);
+        // The same file outside a run's evaluation is read as stored.
+        std::fs::write(scratch.path().join("results.csv"), &text).unwrap();
+        assert_eq!(ArenaDir::new(scratch.path()).read().unwrap()[0].black, short);
+    }
+
     /// The rungs a spreading gauntlet meets, revealing each outcome as it is asked for.
     fn spread(truth: &[Sweep], start: usize) -> Vec<usize> {
         let mut known = vec![None; truth.len()];
@@ -719,6 +827,7 @@ mod tests {
                     opening: String::new(),
                     black_score: if p.black == "net" { net } else { 1.0 - net },
                     ending: "normal".into(),
+                    record: PathBuf::new(),
                 })
                 .collect()
         };

@@ -148,7 +148,7 @@ pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<
             p if p == row.white => Color::White,
             _ => continue,
         };
-        let path = arena.game_file(&row.key);
+        let path = row.record.clone();
         let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
         let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
         let record = parse_ggf(&text).into_iter().next().ok_or_else(|| fail("no game record".into()))?;
