@@ -421,6 +421,28 @@ mod tests {
         }
     }
 
+    /// On a smaller board too, a solved position's policy target lies on the solver's best moves only, in the
+    /// policy's square order, and covers at least one of them.
+    #[test]
+    fn solved_policy_targets_are_the_solvers_best_moves_on_6x6() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let config = SelfPlayConfig { solve_empties: 10, simulations: 16, ..SelfPlayConfig::default() };
+        let mut solver = Solver::new();
+        let mut checked = 0;
+        for seed in 0..4 {
+            let record = play_game(rules, &mut UniformEvaluator, &config, seed);
+            for r in record.positions.iter().filter(|r| r.exact_margin.is_some()) {
+                let all = solver.solve(&rules, &r.position, Mode::AllMoves, Limits::default()).unwrap();
+                let best: Vec<usize> =
+                    all.move_scores.iter().filter(|m| m.1 == all.score).map(|m| m.0.policy_index()).collect();
+                let targets: Vec<usize> = (0..POLICY_SIZE).filter(|&k| r.policy[k] > 0.0).collect();
+                assert!(!targets.is_empty() && targets.iter().all(|k| best.contains(k)), "{targets:?} not in {best:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked >= 20, "{checked} solved positions");
+    }
+
     /// The search's value of the move played is the game's result where that move ends the game (the child is
     /// terminal, its value exact), from the mover's side; near the end it predicts the result; solved positions
     /// have none.
