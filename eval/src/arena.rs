@@ -345,7 +345,7 @@ pub fn default_anchor(rows: &[ResultRow]) -> Option<&str> {
 /// present) by its path under `run`, in the players and the keys. The evaluation names a checkpoint by the path it
 /// was given, relative to its working directory: renamed so, the games of a run rated from another directory, or
 /// from a run directory since moved, are its checkpoints' games, and a resumed evaluation finds them played.
-pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &Path) {
+pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir) {
     let mut renamed: HashMap<String, Option<String>> = HashMap::new();
     let mut rename = |player: &str| -> Option<String> {
         renamed
@@ -353,7 +353,7 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &Path) {
             .or_insert_with(|| {
                 let model = crate::agent::spec_parameter(player, "model")?;
                 let path = Path::new(&model);
-                let own = othello_run::RunDir::new(run).models().join(path.file_name()?);
+                let own = run.models().join(path.file_name()?);
                 let named = own.display().to_string();
                 let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
                 if !is_checkpoint || named == model {
@@ -370,24 +370,19 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &Path) {
         if black.is_none() && white.is_none() {
             continue;
         }
-        // The key as `Pairing::both_colours` makes it: the pairing's first agent, the second, the pair, and
-        // whether the first played black.
-        let first_is_black = if row.key == format!("{} vs {} #{} ab", row.black, row.white, row.pair) {
-            true
-        } else if row.key == format!("{} vs {} #{} ba", row.white, row.black, row.pair) {
-            false
-        } else {
+        // The key as `Pairing::both_colours` makes it, with the pairing's first agent black (ab) or white (ba).
+        let key = |black: &str, white: &str, first_is_black| match first_is_black {
+            true => Pairing::both_colours(black, white, row.pair)[0].key.clone(),
+            false => Pairing::both_colours(white, black, row.pair)[1].key.clone(),
+        };
+        let Some(first_is_black) = [true, false].into_iter().find(|&f| key(&row.black, &row.white, f) == row.key)
+        else {
             continue;
         };
-        for (name, new) in [(&mut row.black, black), (&mut row.white, white)] {
-            if let Some(new) = new {
-                *name = new;
-            }
-        }
-        row.key = match first_is_black {
-            true => format!("{} vs {} #{} ab", row.black, row.white, row.pair),
-            false => format!("{} vs {} #{} ba", row.white, row.black, row.pair),
-        };
+        let black = black.unwrap_or_else(|| row.black.clone());
+        let white = white.unwrap_or_else(|| row.white.clone());
+        row.key = key(&black, &white, first_is_black);
+        (row.black, row.white) = (black, white);
     }
 }
 
@@ -504,10 +499,10 @@ impl ArenaDir {
     }
 
     /// The run whose evaluation this directory is: RUN for a directory RUN/eval beside a RUN/models.
-    fn owning_run(&self) -> Option<PathBuf> {
+    fn owning_run(&self) -> Option<othello_run::RunDir> {
         let run = othello_run::RunDir::new(self.dir.parent()?);
         let is_eval = run.eval() == self.dir && run.models().is_dir();
-        is_eval.then(|| run.root().to_path_buf())
+        is_eval.then_some(run)
     }
 
     /// Cuts off a last row left incomplete by a killed arena, so that its game is played again and the next row
