@@ -389,7 +389,7 @@ enum Command {
         /// The checkpoints' MCTS simulations per move (with Gumbel's root where the run's self-play uses it).
         #[arg(long)]
         sims: Option<u32>,
-        /// Rate every N-th checkpoint (and the newest).
+        /// Rate every N-th checkpoint (and the newest; watching, the newest first and the every-th one a pass).
         #[arg(long)]
         every: Option<usize>,
         #[arg(long)]

@@ -249,13 +249,15 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
         assert!(players.iter().any(|p| p.contains(&format!("model-{step:09}"))), "step {step} unrated: {players:?}");
     }
     assert!(players.contains(&"random") && players.contains(&"greedy"), "{players:?}");
-    // Each checkpoint met the one rated before it and the ladder from one rung outward: a rung it skipped lies
-    // beyond a pairing it won or lost whole.
+    // Each checkpoint met the one rated before it (in the order the stage began them: the newest first when it
+    // fell behind) and the ladder from one rung outward: a rung it skipped lies beyond a pairing it won or lost
+    // whole.
     let rows = ArenaDir::new(dir.eval()).read().unwrap();
     let by_key = rows.iter().map(|r| (r.key.as_str(), r)).collect();
     let met = |a: &str, b: &str| rows.iter().any(|r| (r.black == a && r.white == b) || (r.black == b && r.white == a));
-    let checkpoints: Vec<&str> =
+    let mut checkpoints: Vec<&str> =
         [40, 80, 120].map(|step| *players.iter().find(|p| p.contains(&format!("model-{step:09}"))).unwrap()).to_vec();
+    checkpoints.sort_by_key(|c| rows.iter().position(|r| r.black == *c || r.white == *c));
     for (i, &checkpoint) in checkpoints.iter().enumerate() {
         assert!(i == 0 || met(checkpoint, checkpoints[i - 1]), "{checkpoint} and the checkpoint before it");
         let rungs: Vec<&str> = ["random", "greedy"].into_iter().filter(|rung| met(checkpoint, rung)).collect();

@@ -151,12 +151,13 @@ pub struct EvaluateOptions<'a> {
     pub gumbel: Option<usize>,
     /// The search's weight of the disc margin, as the run's self-play searches.
     pub score_utility: f32,
-    /// Rate every this many checkpoints (the newest always).
+    /// Rate every this many checkpoints (the newest always, first when watching).
     pub every: usize,
     /// Test each rated checkpoint against the best so far and promote it when it is stronger.
     pub gating: Option<Gating>,
     pub setup: MatchSetup,
-    /// Keep watching RUN/models and rate each new checkpoint as it appears (until killed).
+    /// Keep watching RUN/models and rate each new checkpoint as it appears (until killed): the newest first, and
+    /// one every-th checkpoint not begun a pass.
     pub watch: bool,
 }
 
@@ -190,8 +191,20 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         rated = models.len();
         let last = models.len() - 1;
-        let chosen: Vec<&std::path::PathBuf> =
-            models.iter().enumerate().filter(|(i, _)| i % o.every.max(1) == 0 || *i == last).map(|(_, m)| m).collect();
+        let stored = ArenaDir::new(run.eval()).read()?;
+        let mut begun: HashMap<&str, usize> = HashMap::new();
+        for (row, r) in stored.iter().enumerate() {
+            for player in [r.black.as_str(), r.white.as_str()] {
+                begun.entry(player).or_insert(row);
+            }
+        }
+        let (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, |m| {
+            begun.get(checkpoint_spec(m, &search).as_str()).copied()
+        });
+        if waiting {
+            // Another pass follows at once, whether or not a checkpoint arrives.
+            rated = 0;
+        }
         // The run's own rules, where its checkpoints record them.
         if let Some(rules) = othello_net::read_info(&models[last]).ok().and_then(|i| i.training).map(|t| t.rules) {
             let rules: Rules =
@@ -235,6 +248,31 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             return Ok(());
         }
     }
+}
+
+/// The checkpoints (`models`, oldest first) an evaluation pass rates, in the order it rates them: those whose games
+/// it has begun, in the order begun (`begun`: the row of a checkpoint's first stored game), so that each keeps the
+/// checkpoint rated before it; then the newest and every `every`-th not begun, in step order. Watching, the newest
+/// first and only the newest of those every-th, so that when the evaluation falls behind the newest checkpoint is
+/// rated next and the rest one a pass. The second value: whether every-th checkpoints not begun are left for the
+/// next pass.
+fn checkpoints_to_rate(
+    models: &[PathBuf],
+    every: usize,
+    watch: bool,
+    begun: impl Fn(&Path) -> Option<usize>,
+) -> (Vec<&PathBuf>, bool) {
+    let Some(last) = models.len().checked_sub(1) else { return (vec![], false) };
+    let mut started: Vec<(usize, &PathBuf)> = models.iter().filter_map(|m| Some((begun(m)?, m))).collect();
+    started.sort();
+    let waiting: Vec<usize> = (0..last).filter(|&i| i % every.max(1) == 0 && begun(&models[i]).is_none()).collect();
+    let newest = begun(&models[last]).is_none().then_some(last);
+    let (fresh, later): (Vec<usize>, bool) = if watch {
+        (newest.into_iter().chain(waiting.last().copied()).collect(), waiting.len() > 1)
+    } else {
+        (waiting.into_iter().chain(newest).collect(), false)
+    };
+    (started.into_iter().map(|(_, m)| m).chain(fresh.into_iter().map(|i| &models[i])).collect(), later)
 }
 
 /// The fit of the games in `rows` between `players` only, anchored to the first game's black (None without games).
@@ -573,4 +611,32 @@ pub fn sprt(o: SprtOptions) -> Result<Decision> {
     othello_run::write_atomic(&path, format!("{json:#}\n").as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
     Ok(decision)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Thirteen checkpoints, every third rated, three begun (5 before 0 before 4): the begun come first in the
+    /// order begun; then, in one pass, the every-third not begun and the newest in step order; watching, the newest
+    /// and the newest every-third not begun, saying whether more wait.
+    #[test]
+    fn a_watching_evaluation_rates_the_newest_next_and_one_waiting_checkpoint_a_pass() {
+        let models: Vec<PathBuf> = (0..13).map(|i| PathBuf::from(format!("m/model-{i:09}.json"))).collect();
+        let order = ["m/model-000000005.json", "m/model-000000000.json", "m/model-000000004.json"];
+        let begun = |m: &Path| order.iter().position(|o| Path::new(o) == m).map(|k| 10 * k);
+        let steps = |(chosen, waiting): (Vec<&PathBuf>, bool)| -> (Vec<usize>, bool) {
+            (chosen.iter().map(|m| models.iter().position(|n| n == *m).unwrap()).collect(), waiting)
+        };
+        assert_eq!(steps(checkpoints_to_rate(&models, 3, false, begun)), (vec![5, 0, 4, 3, 6, 9, 12], false));
+        assert_eq!(steps(checkpoints_to_rate(&models, 3, true, begun)), (vec![5, 0, 4, 12, 9], true));
+        // Eight checkpoints: 6 now, 3 later; seven: 3, the last waiting; six: the newest begun, 3 still waiting.
+        assert_eq!(steps(checkpoints_to_rate(&models[..8], 3, true, begun)), (vec![5, 0, 4, 7, 6], true));
+        assert_eq!(steps(checkpoints_to_rate(&models[..7], 3, true, begun)), (vec![5, 0, 4, 6, 3], false));
+        assert_eq!(steps(checkpoints_to_rate(&models[..6], 3, true, begun)), (vec![5, 0, 4, 3], false));
+        // Nothing begun: the newest and the every-third nearest it.
+        assert_eq!(steps(checkpoints_to_rate(&models[..5], 3, true, |_| None)), (vec![4, 3], true));
+        assert_eq!(steps(checkpoints_to_rate(&models[..2], 3, true, |_| None)), (vec![1, 0], false));
+        assert_eq!(checkpoints_to_rate(&[], 3, true, begun), (vec![], false));
+    }
 }
