@@ -9,7 +9,7 @@
 use std::error::Error;
 use std::path::PathBuf;
 
-use othello_core::{Bitboard, Color, Position, Symmetry, POLICY_SIZE};
+use othello_core::{Position, Symmetry, POLICY_SIZE};
 use othello_net::{load_model, predict};
 use othello_run::shard::{unpack_rules, Shard};
 
@@ -73,14 +73,9 @@ fn main() -> Result<(), Box<dyn Error>> {
         }
         for (packed, rows) in by_rules {
             let rules = unpack_rules(packed);
-            let side = |row: usize| if shard.side[row] == 1 { Color::White } else { Color::Black };
-            let position = |row: usize| Position {
-                player: Bitboard(shard.player[row]),
-                opponent: Bitboard(shard.opponent[row]),
-                side: side(row),
-            };
-            let rows: Vec<usize> = rows.into_iter().filter(|&r| rules.legal_moves(&position(r)).count() > 1).collect();
-            let positions: Vec<Position> = rows.iter().map(|&r| position(r)).collect();
+            let rows: Vec<usize> =
+                rows.into_iter().filter(|&r| rules.legal_moves(&shard.position(r)).count() > 1).collect();
+            let positions: Vec<Position> = rows.iter().map(|&r| shard.position(r)).collect();
             let predictions = predict(&net, &device, &rules, &positions, &vec![Symmetry::IDENTITY; rows.len()]);
             for ((&row, pos), prediction) in rows.iter().zip(&positions).zip(&predictions) {
                 let target = &shard.policy[row * POLICY_SIZE..(row + 1) * POLICY_SIZE];

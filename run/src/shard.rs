@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use ndarray::{Array1, Array2};
 use ndarray_npy::{NpzReader, NpzWriter};
-use othello_core::{Color, Rules, Scoring, Start, POLICY_SIZE};
+use othello_core::{Bitboard, Color, Position, Rules, Scoring, Start, POLICY_SIZE};
 use thiserror::Error;
 
 use crate::game_record::GameRecord;
@@ -108,6 +108,15 @@ impl Shard {
     }
     pub fn is_empty(&self) -> bool {
         self.player.is_empty()
+    }
+
+    /// The position of row `row`, as [`Shard::push_game`] stored it.
+    pub fn position(&self, row: usize) -> Position {
+        Position {
+            player: Bitboard(self.player[row]),
+            opponent: Bitboard(self.opponent[row]),
+            side: if self.side[row] == 1 { Color::White } else { Color::Black },
+        }
     }
 
     /// Appends every position of a finished game.
@@ -308,6 +317,18 @@ mod tests {
             );
         }
         shard
+    }
+
+    /// Each row gives back the position its game record holds, white's turns included.
+    #[test]
+    fn rows_give_back_their_positions() {
+        let mut shard = Shard::default();
+        let record = GameRecord::random(Rules::othello(), 4);
+        shard.push_game(&record, Provenance { model: 0, game: 4, worker: 0 });
+        assert!(record.positions.iter().any(|r| r.position.side == Color::White));
+        for (row, r) in record.positions.iter().enumerate() {
+            assert_eq!(shard.position(row), r.position, "row {row}");
+        }
     }
 
     #[test]

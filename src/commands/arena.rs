@@ -182,9 +182,11 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
     if o.score_utility > 0.0 {
         search += &format!(",score={}", o.score_utility);
     }
+    // Every-th checkpoints left by the last watching pass: the next pass follows at once.
+    let mut waiting = false;
     loop {
         let models = othello_net::list_models(&run.models());
-        if models.len() == rated {
+        if models.is_empty() || (models.len() == rated && !waiting) {
             anyhow::ensure!(o.watch, "no checkpoint in {}", run.models().display());
             std::thread::sleep(WATCH_POLL);
             continue;
@@ -192,19 +194,16 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         rated = models.len();
         let last = models.len() - 1;
         let stored = ArenaDir::new(run.eval()).read()?;
-        let mut begun: HashMap<&str, usize> = HashMap::new();
+        let mut first_rows: HashMap<&str, usize> = HashMap::new();
         for (row, r) in stored.iter().enumerate() {
             for player in [r.black.as_str(), r.white.as_str()] {
-                begun.entry(player).or_insert(row);
+                first_rows.entry(player).or_insert(row);
             }
         }
-        let (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, |m| {
-            begun.get(checkpoint_spec(m, &search).as_str()).copied()
-        });
-        if waiting {
-            // Another pass follows at once, whether or not a checkpoint arrives.
-            rated = 0;
-        }
+        let begun: Vec<Option<usize>> =
+            models.iter().map(|m| first_rows.get(checkpoint_spec(m, &search).as_str()).copied()).collect();
+        let chosen;
+        (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, &begun);
         // The run's own rules, where its checkpoints record them.
         if let Some(rules) = othello_net::read_info(&models[last]).ok().and_then(|i| i.training).map(|t| t.rules) {
             let rules: Rules =
@@ -251,28 +250,28 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
 }
 
 /// The checkpoints (`models`, oldest first) an evaluation pass rates, in the order it rates them: those whose games
-/// it has begun, in the order begun (`begun`: the row of a checkpoint's first stored game), so that each keeps the
-/// checkpoint rated before it; then the newest and every `every`-th not begun, in step order. Watching, the newest
-/// first and only the newest of those every-th, so that when the evaluation falls behind the newest checkpoint is
-/// rated next and the rest one a pass. The second value: whether every-th checkpoints not begun are left for the
-/// next pass.
-fn checkpoints_to_rate(
-    models: &[PathBuf],
+/// it has begun, in the order begun (`begun[i]`: the row of checkpoint i's first stored game), so that each keeps
+/// the checkpoint rated before it; then the newest and every `every`-th not begun, in step order. Watching, the
+/// newest first and only the newest of those every-th, so that when the evaluation falls behind the newest
+/// checkpoint is rated next and the rest one a pass. The second value: whether every-th checkpoints not begun are
+/// left for the next pass.
+fn checkpoints_to_rate<'a>(
+    models: &'a [PathBuf],
     every: usize,
     watch: bool,
-    begun: impl Fn(&Path) -> Option<usize>,
-) -> (Vec<&PathBuf>, bool) {
+    begun: &[Option<usize>],
+) -> (Vec<&'a PathBuf>, bool) {
     let Some(last) = models.len().checked_sub(1) else { return (vec![], false) };
-    let mut started: Vec<(usize, &PathBuf)> = models.iter().filter_map(|m| Some((begun(m)?, m))).collect();
+    let mut started: Vec<(usize, usize)> = begun.iter().enumerate().filter_map(|(i, b)| Some(((*b)?, i))).collect();
     started.sort();
-    let waiting: Vec<usize> = (0..last).filter(|&i| i % every.max(1) == 0 && begun(&models[i]).is_none()).collect();
-    let newest = begun(&models[last]).is_none().then_some(last);
+    let waiting: Vec<usize> = (0..last).filter(|&i| i % every.max(1) == 0 && begun[i].is_none()).collect();
+    let newest = begun[last].is_none().then_some(last);
     let (fresh, later): (Vec<usize>, bool) = if watch {
         (newest.into_iter().chain(waiting.last().copied()).collect(), waiting.len() > 1)
     } else {
         (waiting.into_iter().chain(newest).collect(), false)
     };
-    (started.into_iter().map(|(_, m)| m).chain(fresh.into_iter().map(|i| &models[i])).collect(), later)
+    (started.into_iter().map(|(_, i)| i).chain(fresh).map(|i| &models[i]).collect(), later)
 }
 
 /// The fit of the games in `rows` between `players` only, anchored to the first game's black (None without games).
@@ -623,20 +622,21 @@ mod tests {
     #[test]
     fn a_watching_evaluation_rates_the_newest_next_and_one_waiting_checkpoint_a_pass() {
         let models: Vec<PathBuf> = (0..13).map(|i| PathBuf::from(format!("m/model-{i:09}.json"))).collect();
-        let order = ["m/model-000000005.json", "m/model-000000000.json", "m/model-000000004.json"];
-        let begun = |m: &Path| order.iter().position(|o| Path::new(o) == m).map(|k| 10 * k);
+        let mut begun = vec![None; 13];
+        (begun[5], begun[0], begun[4]) = (Some(0), Some(10), Some(20));
+        let none = vec![None; 13];
         let steps = |(chosen, waiting): (Vec<&PathBuf>, bool)| -> (Vec<usize>, bool) {
             (chosen.iter().map(|m| models.iter().position(|n| n == *m).unwrap()).collect(), waiting)
         };
-        assert_eq!(steps(checkpoints_to_rate(&models, 3, false, begun)), (vec![5, 0, 4, 3, 6, 9, 12], false));
-        assert_eq!(steps(checkpoints_to_rate(&models, 3, true, begun)), (vec![5, 0, 4, 12, 9], true));
+        assert_eq!(steps(checkpoints_to_rate(&models, 3, false, &begun)), (vec![5, 0, 4, 3, 6, 9, 12], false));
+        assert_eq!(steps(checkpoints_to_rate(&models, 3, true, &begun)), (vec![5, 0, 4, 12, 9], true));
         // Eight checkpoints: 6 now, 3 later; seven: 3, the last waiting; six: the newest begun, 3 still waiting.
-        assert_eq!(steps(checkpoints_to_rate(&models[..8], 3, true, begun)), (vec![5, 0, 4, 7, 6], true));
-        assert_eq!(steps(checkpoints_to_rate(&models[..7], 3, true, begun)), (vec![5, 0, 4, 6, 3], false));
-        assert_eq!(steps(checkpoints_to_rate(&models[..6], 3, true, begun)), (vec![5, 0, 4, 3], false));
+        assert_eq!(steps(checkpoints_to_rate(&models[..8], 3, true, &begun[..8])), (vec![5, 0, 4, 7, 6], true));
+        assert_eq!(steps(checkpoints_to_rate(&models[..7], 3, true, &begun[..7])), (vec![5, 0, 4, 6, 3], false));
+        assert_eq!(steps(checkpoints_to_rate(&models[..6], 3, true, &begun[..6])), (vec![5, 0, 4, 3], false));
         // Nothing begun: the newest and the every-third nearest it.
-        assert_eq!(steps(checkpoints_to_rate(&models[..5], 3, true, |_| None)), (vec![4, 3], true));
-        assert_eq!(steps(checkpoints_to_rate(&models[..2], 3, true, |_| None)), (vec![1, 0], false));
-        assert_eq!(checkpoints_to_rate(&[], 3, true, begun), (vec![], false));
+        assert_eq!(steps(checkpoints_to_rate(&models[..5], 3, true, &none[..5])), (vec![4, 3], true));
+        assert_eq!(steps(checkpoints_to_rate(&models[..2], 3, true, &none[..2])), (vec![1, 0], false));
+        assert_eq!(checkpoints_to_rate(&[], 3, true, &[]), (vec![], false));
     }
 }

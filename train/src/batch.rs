@@ -1,7 +1,7 @@
 //! Training batches: positions drawn from the replay window, each seen through a random symmetry of the board
 //! (planes, policy target, legal-move mask and ownership transformed together), as flat host arrays.
 
-use othello_core::{Bitboard, Color, Position, Square, Symmetry, POLICY_SIZE};
+use othello_core::{Square, Symmetry, POLICY_SIZE};
 use othello_net::{encode, PLANES};
 use othello_run::shard::{unpack_rules, Shard};
 use rand::Rng;
@@ -80,8 +80,7 @@ impl Batch {
     /// Appends row `row` of `shard` seen through `sym`.
     pub fn push(&mut self, shard: &Shard, row: usize, sym: Symmetry, maps: &SquareMaps) {
         let rules = unpack_rules(shard.rules[row]);
-        let side = if shard.side[row] == 1 { Color::White } else { Color::Black };
-        let pos = Position { player: Bitboard(shard.player[row]), opponent: Bitboard(shard.opponent[row]), side };
+        let pos = shard.position(row);
         encode(&rules, &pos, sym, &mut self.planes);
         let map = maps.get(sym, rules.size);
         let source = &shard.policy[row * POLICY_SIZE..(row + 1) * POLICY_SIZE];
@@ -158,12 +157,7 @@ mod tests {
                 for sym in Symmetry::ALL {
                     let mut batch = Batch::default();
                     batch.push(&shard, row, sym, &maps);
-                    let pos = Position {
-                        player: Bitboard(shard.player[row]),
-                        opponent: Bitboard(shard.opponent[row]),
-                        side: if shard.side[row] == 1 { Color::White } else { Color::Black },
-                    };
-                    let moved = sym.apply_position(&pos, rules.size);
+                    let moved = sym.apply_position(&shard.position(row), rules.size);
                     let mut planes = vec![];
                     encode(&rules, &moved, Symmetry::IDENTITY, &mut planes);
                     assert_eq!(batch.planes, planes);
