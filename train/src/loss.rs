@@ -55,6 +55,9 @@ pub struct Targets {
     pub policy: Tensor<2>,
     pub legal_mask: Tensor<2>,
     pub policy_weight: Tensor<2>,
+    /// The sum of the policy weights (at least 1): the policy loss is the mean over the rows with a policy target,
+    /// so that rows without one (playout cap randomization's cheap moves) do not thin the policy's gradient.
+    pub policy_rows: f32,
     pub value: Tensor<2>,
     pub search_value: Tensor<2>,
     pub margin: Tensor<2>,
@@ -70,6 +73,7 @@ impl Targets {
             policy: t2(&batch.policy, POLICY_SIZE),
             legal_mask: t2(&batch.legal_mask, POLICY_SIZE),
             policy_weight: t2(&batch.policy_weight, 1),
+            policy_rows: batch.policy_weight.iter().sum::<f32>().max(1.0),
             value: t2(&batch.value, 1),
             search_value: t2(&batch.search_value, 1),
             margin: t2(&batch.margin, 1),
@@ -82,7 +86,7 @@ impl Targets {
 pub fn loss(net: &Network, t: Targets, config: &TrainConfig) -> (Tensor<1>, StepFigures) {
     let out = net.forward(t.planes);
     let log_policy = log_softmax(out.policy + t.legal_mask, 1);
-    let policy_loss = (t.policy * log_policy.clone() * t.policy_weight).sum_dim(1).mean().neg();
+    let policy_loss = (t.policy * log_policy.clone() * t.policy_weight).sum().div_scalar(t.policy_rows).neg();
     let w = config.search_value_weight;
     let value_target = t.value.clone().mul_scalar(1.0 - w) + t.search_value.mul_scalar(w);
     let value_loss = (out.value.clone() - value_target).square().mean();
@@ -148,5 +152,34 @@ mod tests {
             assert!((figures.value_loss - expected).abs() < 1e-5, "w {w}: {} not {expected}", figures.value_loss);
         }
         assert!(batch.value != batch.search_value);
+    }
+
+    /// The policy loss is the cross-entropy averaged over the rows with a policy target only, computed here from
+    /// the network's own logits: rows without one (half of these) neither add to it nor dilute it.
+    #[test]
+    fn the_policy_loss_is_the_mean_over_rows_with_a_policy_target() {
+        let mut shard = Shard::default();
+        shard.push_game(&GameRecord::random(Rules::othello(), 5), Provenance { model: 0, game: 5, worker: 0 });
+        let mut batch = Batch::default();
+        for row in 0..shard.len() {
+            batch.push(&shard, row, Symmetry::IDENTITY, &SquareMaps::default());
+        }
+        let weighted = batch.policy_weight.iter().filter(|&&w| w > 0.0).count();
+        assert!(weighted > 0 && weighted < batch.n, "some rows without a policy target");
+        let device = Device::flex();
+        let net = NetConfig::new(1, 8).init_seeded(&device, 4);
+        let logits: Vec<f32> =
+            net.forward(Targets::new(&batch, &device).planes).policy.into_data().try_into_vec().unwrap();
+        let mut total = 0.0f64;
+        for row in (0..batch.n).filter(|&r| batch.policy_weight[r] > 0.0) {
+            let at = |i: usize| row * POLICY_SIZE + i;
+            let masked: Vec<f64> = (0..POLICY_SIZE).map(|i| (logits[at(i)] + batch.legal_mask[at(i)]) as f64).collect();
+            let max = masked.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+            let log_sum = max + masked.iter().map(|x| (x - max).exp()).sum::<f64>().ln();
+            total -= (0..POLICY_SIZE).map(|i| batch.policy[at(i)] as f64 * (masked[i] - log_sum)).sum::<f64>();
+        }
+        let expected = total / weighted as f64;
+        let (_, figures) = loss(&net, Targets::new(&batch, &device), &TrainConfig::default());
+        assert!((figures.policy_loss as f64 - expected).abs() < 1e-4, "{} not {expected}", figures.policy_loss);
     }
 }
