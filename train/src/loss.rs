@@ -123,6 +123,15 @@ mod tests {
     use othello_net::NetConfig;
     use othello_run::{GameRecord, Provenance, Shard};
 
+    /// A batch of every row of `shard`, as stored.
+    fn every_row(shard: &Shard) -> Batch {
+        let mut batch = Batch::default();
+        for row in 0..shard.len() {
+            batch.push(shard, row, Symmetry::IDENTITY, &SquareMaps::default());
+        }
+        batch
+    }
+
     /// The value loss against `(1 - w) z + w q`, computed here from the network's own value output.
     #[test]
     fn the_value_target_mixes_the_search_value_by_its_weight() {
@@ -132,10 +141,7 @@ mod tests {
                 .push_game(&GameRecord::random(Rules::othello(), seed), Provenance { model: 0, game: seed, worker: 0 });
         }
         shard.search_value = (0..shard.len()).map(|i| (i % 7) as f32 / 3.5 - 0.9).collect();
-        let mut batch = Batch::default();
-        for row in 0..shard.len() {
-            batch.push(&shard, row, Symmetry::IDENTITY, &SquareMaps::default());
-        }
+        let batch = every_row(&shard);
         let device = Device::flex();
         let net = NetConfig::new(1, 8).init_seeded(&device, 3);
         let predicted: Vec<f32> =
@@ -160,10 +166,7 @@ mod tests {
     fn the_policy_loss_is_the_mean_over_rows_with_a_policy_target() {
         let mut shard = Shard::default();
         shard.push_game(&GameRecord::random(Rules::othello(), 5), Provenance { model: 0, game: 5, worker: 0 });
-        let mut batch = Batch::default();
-        for row in 0..shard.len() {
-            batch.push(&shard, row, Symmetry::IDENTITY, &SquareMaps::default());
-        }
+        let batch = every_row(&shard);
         let weighted = batch.policy_weight.iter().filter(|&&w| w > 0.0).count();
         assert!(weighted > 0 && weighted < batch.n, "some rows without a policy target");
         let device = Device::flex();
