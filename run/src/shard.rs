@@ -2,7 +2,7 @@
 //! docs/ARCHITECTURE.md), written atomically (temporary file, fsync, rename) and validated when read.
 
 use std::fs::File;
-use std::io::{BufReader, BufWriter};
+use std::io::{BufReader, Cursor, Write};
 use std::path::{Path, PathBuf};
 
 use ndarray::{Array1, Array2};
@@ -149,9 +149,10 @@ impl Shard {
         std::fs::create_dir_all(dir).map_err(|e| err(format!("creating the directory: {e}")))?;
         let tmp = crate::atomic::temp_path(&path);
         let n = self.len();
+        // The archive is built in memory, so a failing disk fails a plain write below, not the zip writer (whose
+        // drop would retry and complain on stderr).
         let write = || -> Result<(), Box<dyn std::error::Error>> {
-            let file = File::create(&tmp)?;
-            let mut npz = NpzWriter::new_compressed(BufWriter::new(file));
+            let mut npz = NpzWriter::new_compressed(Cursor::new(Vec::new()));
             npz.add_array("version", &Array1::from(vec![SHARD_VERSION]))?;
             npz.add_array("player", &Array1::from(self.player.clone()))?;
             npz.add_array("opponent", &Array1::from(self.opponent.clone()))?;
@@ -169,7 +170,9 @@ impl Shard {
             npz.add_array("game", &Array1::from(self.game.clone()))?;
             npz.add_array("worker", &Array1::from(self.worker.clone()))?;
             npz.add_array("seed", &Array1::from(self.seed.clone()))?;
-            let file = npz.finish()?.into_inner().map_err(|e| e.into_error())?;
+            let bytes = npz.finish()?.into_inner();
+            let mut file = File::create(&tmp)?;
+            file.write_all(&bytes)?;
             file.sync_all()?;
             std::fs::rename(&tmp, &path)?;
             Ok(())

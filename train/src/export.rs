@@ -3,8 +3,7 @@
 //! positions, so that any loader can check itself (python/check_export.py does, with numpy and onnxruntime).
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::BufWriter;
+use std::io::Cursor;
 use std::path::{Path, PathBuf};
 
 use burn::module::Module;
@@ -188,16 +187,15 @@ fn write_examples(net: &Network, device: &Device, rules: &Rules, path: &Path) ->
         let v = t.into_data().try_into_vec::<f32>().map_err(|e| format!("{e:?}"))?;
         Array2::from_shape_vec((n, w), v).map_err(|e| e.to_string())
     };
+    // Built in memory, so that a failing disk fails the plain write, not the zip writer (whose drop complains).
     let write = || -> Result<(), Box<dyn std::error::Error>> {
-        let tmp = temp_path(path);
-        let mut npz = NpzWriter::new(BufWriter::new(File::create(&tmp)?));
+        let mut npz = NpzWriter::new(Cursor::new(Vec::new()));
         npz.add_array("planes", &Array4::from_shape_vec((n, PLANES.len(), 8, 8), planes)?)?;
         npz.add_array("policy", &rows(out.policy, 65)?)?;
         npz.add_array("value", &rows(out.value, 1)?)?;
         npz.add_array("margin", &rows(out.margin, 1)?)?;
         npz.add_array("ownership", &rows(out.ownership, 64)?)?;
-        npz.finish()?;
-        std::fs::rename(&tmp, path)?;
+        write_atomic(path, &npz.finish()?.into_inner())?;
         Ok(())
     };
     write().map_err(|e| e.to_string())
