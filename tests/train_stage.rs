@@ -280,7 +280,22 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(stdout.contains("rank") && stdout.contains("Elo"), "the ratings table at the end: {stdout}");
 
     // Gating: the first checkpoint is the first best, each later one is tested against the best of its moment,
-    // and the best is the last one accepted.
+    // and the best is the last one accepted, also where the newest checkpoint was rated first (as a watching
+    // evaluation that fell behind rates it): the evaluation begins afresh with the newest alone.
+    std::fs::remove_dir_all(dir.eval()).unwrap();
+    let aside = run.join("aside");
+    std::fs::create_dir(&aside).unwrap();
+    let older: Vec<String> =
+        [40, 80].iter().flat_map(|step| ["json", "bpk"].map(|ext| format!("model-{step:09}.{ext}"))).collect();
+    for name in &older {
+        std::fs::rename(dir.models().join(name), aside.join(name)).unwrap();
+    }
+    let out =
+        bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    for name in &older {
+        std::fs::rename(aside.join(name), dir.models().join(name)).unwrap();
+    }
     let gated = run.join("gated.toml");
     let text = std::fs::read_to_string(&config).unwrap();
     std::fs::write(&gated, text + "gating = true\ngating_pairs = 6\n").unwrap();

@@ -217,7 +217,9 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             play_scheduled(&run.eval(), &schedule(o.ladder, None, o.games)?, &o.setup)?;
         }
         if let Some(gating) = &mut o.gating {
-            gating.promote(&run, &chosen, &search, &o.setup)?;
+            // Oldest first, whatever order the ratings take: the first checkpoint is the first best.
+            let oldest_first: Vec<&PathBuf> = models.iter().filter(|m| chosen.contains(m)).collect();
+            gating.promote(&run, &oldest_first, &search, &o.setup)?;
         }
         let rungs = weakest_first(&ArenaDir::new(run.eval()).read()?, o.ladder);
         let mut met = o.ladder.to_vec();
