@@ -290,8 +290,10 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     for name in &older {
         std::fs::rename(dir.models().join(name), aside.join(name)).unwrap();
     }
-    let out =
-        bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()]).output().unwrap();
+    let out = bin()
+        .args(["evaluate", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for name in &older {
         std::fs::rename(aside.join(name), dir.models().join(name)).unwrap();
