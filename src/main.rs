@@ -294,7 +294,7 @@ enum Command {
         /// Config file (default: RUN/config.toml, else the embedded quickstart).
         #[arg(long)]
         config: Option<PathBuf>,
-        /// Stop at this trainer step (default: the config's max_steps; 0 there: no limit).
+        /// Stop at this trainer step (default: the config's max_steps; 0: no limit).
         #[arg(long)]
         steps: Option<u64>,
         /// Stop after this many minutes (default: the config's minutes; 0: no limit).
@@ -314,7 +314,7 @@ enum Command {
     Train {
         #[arg(long)]
         run: PathBuf,
-        /// Stop at this step (default: the config's max_steps; 0 there means never).
+        /// Stop at this step (default: the config's max_steps; 0: no limit).
         #[arg(long)]
         steps: Option<u64>,
         /// Stop after this many minutes, with a checkpoint of the last step.

@@ -320,6 +320,80 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert_eq!(best.trim(), expected);
 }
 
+/// A `kill -9` of the main job stops every stage it started within seconds: the three of the run, and the rating
+/// of the newest checkpoint once the time is up. Each stage is found in /proc by the run directory on its command
+/// line.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_killed_main_job_leaves_no_stage_running() {
+    use std::io::BufRead;
+    let scratch = temp_run("main-job-killed");
+    let run = scratch.path();
+    let stages = || -> Vec<String> {
+        let needle = run.to_str().unwrap();
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|entry| {
+                let entry = entry.ok()?;
+                entry.file_name().to_str()?.parse::<u32>().ok()?;
+                let line =
+                    String::from_utf8_lossy(&std::fs::read(entry.path().join("cmdline")).ok()?).replace('\0', " ");
+                line.contains(needle).then_some(line)
+            })
+            .collect()
+    };
+    let all_gone = || {
+        let since = Instant::now();
+        while !stages().is_empty() && since.elapsed() < Duration::from_secs(10) {
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        stages()
+    };
+    // Ratings of thousands of games, so that the last one is still going when `run` is killed.
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml")).unwrap();
+    let config = run.join("long-ratings.toml");
+    std::fs::write(&config, text.replace("games = 4\n", "games = 4000\n")).unwrap();
+    let start = |minutes: &str| {
+        let mut child = bin()
+            .args(["run", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
+            .args(["--threads", "2", "--steps", "0", "--minutes", minutes])
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let (lines, received) = std::sync::mpsc::channel();
+        let stderr = std::io::BufReader::new(child.stderr.take().unwrap());
+        std::thread::spawn(move || stderr.lines().map_while(Result::ok).try_for_each(|line| lines.send(line)));
+        (child, received)
+    };
+
+    // During the run: self-play, the trainer and the watching evaluation.
+    let (mut main_job, _) = start("10");
+    let since = Instant::now();
+    while stages().len() < 4 && since.elapsed() < Duration::from_secs(60) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(stages().len(), 4, "run and its three stages: {:?}", stages());
+    std::thread::sleep(Duration::from_secs(2));
+    main_job.kill().unwrap(); // SIGKILL
+    main_job.wait().unwrap();
+    let left = all_gone();
+    assert!(left.is_empty(), "still running after the run was killed: {left:?}");
+
+    // After the time is up: the rating of the newest checkpoint, begun by the rerun that resumes the run.
+    let (mut main_job, lines) = start("0.3");
+    let said = lines.iter().take_while(|line| !line.contains("rating the newest checkpoint")).collect::<Vec<_>>();
+    let since = Instant::now();
+    while !stages().iter().any(|s| s.contains(" evaluate ") && !s.contains("--watch")) {
+        assert!(since.elapsed() < Duration::from_secs(60), "no final rating began: {said:?} {:?}", stages());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_secs(2));
+    main_job.kill().unwrap();
+    main_job.wait().unwrap();
+    let left = all_gone();
+    assert!(left.is_empty(), "still running after the run was killed: {left:?}");
+}
+
 /// Python's encoding equals Rust's on thousands of random positions (8x8 and 6x6; the check fails on a changed
 /// plane), and `python/play.py` on the exported network picks the move the `policy:model=` agent picks (asked
 /// through the `gtp` mode).

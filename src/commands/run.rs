@@ -44,7 +44,7 @@ const TRAINER_LAST_CHECKPOINT: Duration = Duration::from_secs(120);
 pub struct RunOptions<'a> {
     pub run: &'a RunDir,
     pub config: Option<&'a Path>,
-    /// Stop at this trainer step (default: the config's `max_steps`; 0 there means no limit).
+    /// Stop at this trainer step (default: the config's `max_steps`; 0: no limit).
     pub steps: Option<u64>,
     /// Stop after this many minutes (default: the config's `minutes`; 0 means no limit).
     pub minutes: Option<f64>,
@@ -111,11 +111,8 @@ pub fn run(o: RunOptions) -> Result<()> {
     let steps = o.steps.unwrap_or(config.train.max_steps);
     let minutes = o.minutes.unwrap_or(config.minutes);
     let (selfplay_arg, eval_arg) = (selfplay_threads.to_string(), eval_threads.to_string());
-    let mut train_args = vec!["train", "--run", run_arg];
     let (steps_arg, minutes_arg) = (steps.to_string(), minutes.to_string());
-    if steps > 0 {
-        train_args.extend(["--steps", &steps_arg]);
-    }
+    let mut train_args = vec!["train", "--run", run_arg, "--steps", &steps_arg];
     // The trainer stops itself at the time limit, with a checkpoint of its last step: the run's final player.
     if minutes > 0.0 {
         train_args.extend(["--minutes", &minutes_arg]);
@@ -220,8 +217,10 @@ pub fn run(o: RunOptions) -> Result<()> {
         eprintln!("no checkpoint yet: nothing to rate (run again to continue)");
         return Ok(());
     }
+    // A stage too: it stops when this process is killed, as the others do.
     let status = std::process::Command::new(&exe)
         .args(["evaluate", "--run", run_arg, "--threads", &o.threads.to_string()])
+        .env(STAGE_OF_RUN, "1")
         .status()
         .context("starting the final evaluation")?;
     if !status.success() {

@@ -17,7 +17,11 @@ pub fn run(
     minutes: Option<f64>,
     exit_when_starved: bool,
 ) -> Result<()> {
-    let (config, text) = RunConfig::text_for_run(run, config)?;
+    let (mut config, text) = RunConfig::text_for_run(run, config)?;
+    // `--steps` replaces the config's limit, 0 included (no limit).
+    if let Some(steps) = steps {
+        config.train.max_steps = steps;
+    }
     let device = config.train.device.device()?;
     let opts = TrainOptions {
         run: run.clone(),
@@ -31,7 +35,7 @@ pub fn run(
         deadline: minutes.map(|m| std::time::Instant::now() + std::time::Duration::from_secs_f64(60.0 * m.max(0.0))),
     };
     let mut trainer = Trainer::open(opts)?;
-    let limit = steps.or((config.train.max_steps > 0).then_some(config.train.max_steps));
+    let limit = (config.train.max_steps > 0).then_some(config.train.max_steps);
     let bar = match limit {
         Some(n) => ProgressBar::new(n).with_style(
             ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  ETA {eta}").expect("a valid template"),
