@@ -380,7 +380,7 @@ fn a_killed_main_job_leaves_no_stage_running() {
     assert!(left.is_empty(), "still running after the run was killed: {left:?}");
 
     // After the time is up: the rating of the newest checkpoint, begun by the rerun that resumes the run.
-    let (mut main_job, lines) = start("0.3");
+    let (mut main_job, lines) = start("0.5");
     let said = lines.iter().take_while(|line| !line.contains("rating the newest checkpoint")).collect::<Vec<_>>();
     let since = Instant::now();
     while !stages().iter().any(|s| s.contains(" evaluate ") && !s.contains("--watch")) {
