@@ -342,12 +342,16 @@ fn a_killed_main_job_leaves_no_stage_running() {
             })
             .collect()
     };
-    let all_gone = || {
+    let kill_and_look = |mut main_job: std::process::Child| {
+        std::thread::sleep(Duration::from_secs(2));
+        main_job.kill().unwrap(); // SIGKILL
+        main_job.wait().unwrap();
         let since = Instant::now();
         while !stages().is_empty() && since.elapsed() < Duration::from_secs(10) {
             std::thread::sleep(Duration::from_millis(100));
         }
-        stages()
+        let left = stages();
+        assert!(left.is_empty(), "still running after the run was killed: {left:?}");
     };
     // Ratings of thousands of games, so that the last one is still going when `run` is killed.
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml")).unwrap();
@@ -367,31 +371,24 @@ fn a_killed_main_job_leaves_no_stage_running() {
     };
 
     // During the run: self-play, the trainer and the watching evaluation.
-    let (mut main_job, _) = start("10");
+    // Its output is kept unread, not dropped: a closed pipe would end `run` (SIGPIPE) before the kill.
+    let (main_job, _unread) = start("10");
     let since = Instant::now();
     while stages().len() < 4 && since.elapsed() < Duration::from_secs(60) {
         std::thread::sleep(Duration::from_millis(100));
     }
     assert_eq!(stages().len(), 4, "run and its three stages: {:?}", stages());
-    std::thread::sleep(Duration::from_secs(2));
-    main_job.kill().unwrap(); // SIGKILL
-    main_job.wait().unwrap();
-    let left = all_gone();
-    assert!(left.is_empty(), "still running after the run was killed: {left:?}");
+    kill_and_look(main_job);
 
     // After the time is up: the rating of the newest checkpoint, begun by the rerun that resumes the run.
-    let (mut main_job, lines) = start("0.5");
+    let (main_job, lines) = start("0.5");
     let said = lines.iter().take_while(|line| !line.contains("rating the newest checkpoint")).collect::<Vec<_>>();
     let since = Instant::now();
     while !stages().iter().any(|s| s.contains(" evaluate ") && !s.contains("--watch")) {
         assert!(since.elapsed() < Duration::from_secs(60), "no final rating began: {said:?} {:?}", stages());
         std::thread::sleep(Duration::from_millis(100));
     }
-    std::thread::sleep(Duration::from_secs(2));
-    main_job.kill().unwrap();
-    main_job.wait().unwrap();
-    let left = all_gone();
-    assert!(left.is_empty(), "still running after the run was killed: {left:?}");
+    kill_and_look(main_job);
 }
 
 /// Python's encoding equals Rust's on thousands of random positions (8x8 and 6x6; the check fails on a changed
