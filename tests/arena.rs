@@ -3,10 +3,10 @@
 
 use std::collections::HashSet;
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 mod common;
-use common::{bin, temp_run};
+use common::{bin, poll_until, temp_run};
 
 /// The keys of the complete rows of `results.csv` (a row being appended is not counted).
 fn keys(dir: &Path) -> Vec<String> {
@@ -28,10 +28,7 @@ fn a_killed_arena_resumes_with_only_the_missing_games_and_agents_join_later() {
     let agents = ["random", "greedy", "positional:depth=2"];
     // 3 pairings x 200 games on 8x8: long enough to be killed midway.
     let mut child = arena(dir, &agents, "200").stderr(std::process::Stdio::null()).spawn().unwrap();
-    let started = Instant::now();
-    while keys(dir).len() < 40 && started.elapsed() < Duration::from_secs(120) {
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    poll_until(Duration::from_secs(120), || keys(dir).len() >= 40);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let before = keys(dir).len();

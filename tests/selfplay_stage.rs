@@ -2,12 +2,12 @@
 
 use std::path::Path;
 use std::process::Command;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use othello_run::{read_shards, RunDir};
 
 mod common;
-use common::{bin, python_with, temp_run};
+use common::{bin, poll_until, python_with, temp_run};
 
 /// A small, fast config for the tests.
 fn write_config(run: &Path, games_per_shard: usize) {
@@ -57,15 +57,12 @@ fn a_worker_killed_with_sigkill_leaves_only_whole_shards_and_resumes() {
         .spawn()
         .unwrap();
     let replay = RunDir::new(run).replay();
-    let started = Instant::now();
     let count = || {
         std::fs::read_dir(&replay)
             .map(|d| d.filter_map(|e| e.ok()).filter(|e| !e.file_name().to_string_lossy().starts_with('.')).count())
             .unwrap_or(0)
     };
-    while count() < 6 && started.elapsed() < Duration::from_secs(120) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    poll_until(Duration::from_secs(120), || count() >= 6);
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
     let (shards, bad) = read_shards(&replay);

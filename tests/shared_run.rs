@@ -5,19 +5,15 @@
 use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 use std::process::{Child, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use othello_run::{read_shards, RunDir};
 
 mod common;
-use common::{bin, temp_run};
+use common::{bin, poll_until, temp_run};
 
-fn wait_until(what: &str, limit: Duration, mut done: impl FnMut() -> bool) {
-    let started = Instant::now();
-    while !done() {
-        assert!(started.elapsed() < limit, "waited {limit:?} for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+fn wait_until(what: &str, limit: Duration, done: impl FnMut() -> bool) {
+    assert!(poll_until(limit, done), "waited {limit:?} for {what}");
 }
 
 /// Complete shards of one worker (`w<id>-...npz`; files being written start with a dot).
@@ -72,14 +68,12 @@ fn two_workers_a_trainer_and_an_evaluator_share_a_run_through_a_killed_worker() 
     workers[1] = worker("1", "w1-again.log");
 
     // The trainer reaches its steps (the config's 120) without an error; the evaluation stage rates the last.
-    let started = Instant::now();
-    let status = loop {
-        if let Some(status) = trainer.try_wait().unwrap() {
-            break status;
-        }
-        assert!(started.elapsed() < Duration::from_secs(600), "the trainer did not finish");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let mut status = None;
+    wait_until("the trainer to finish", Duration::from_secs(600), || {
+        status = trainer.try_wait().unwrap();
+        status.is_some()
+    });
+    let status = status.unwrap();
     let train_log = std::fs::read_to_string(logs.join("train.log")).unwrap();
     assert!(status.success() && !train_log.to_lowercase().contains("error"), "{train_log}");
     wait_until("the last checkpoint's rating", Duration::from_secs(300), || {

@@ -13,7 +13,7 @@ use othello_run::RunDir;
 use othello_train::log::read_scalars;
 
 mod common;
-use common::{bin, python_with, shared, temp_run};
+use common::{bin, poll_until, python_with, shared, temp_run};
 
 const CONFIG: &str = "seed = 5\n[network]\nblocks = 1\nfilters = 8\n[train]\nbatch_size = 32\nmin_positions = 1\n\
                       samples_per_position = 1000.0\ncheckpoint_every = 10\nlog_every = 5\nwarmup_steps = 5\n";
@@ -346,15 +346,13 @@ fn a_killed_main_job_leaves_no_stage_running() {
         std::thread::sleep(Duration::from_secs(2));
         main_job.kill().unwrap(); // SIGKILL
         main_job.wait().unwrap();
-        let since = Instant::now();
-        while !stages().is_empty() && since.elapsed() < Duration::from_secs(10) {
-            std::thread::sleep(Duration::from_millis(100));
-        }
+        poll_until(Duration::from_secs(10), || stages().is_empty());
         let left = stages();
         assert!(left.is_empty(), "still running after the run was killed: {left:?}");
     };
     // Ratings of thousands of games, so that the last one is still going when `run` is killed.
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml")).unwrap();
+    assert!(text.contains("games = 4\n"), "configs/ci.toml's [eval] games, made long here");
     let config = run.join("long-ratings.toml");
     std::fs::write(&config, text.replace("games = 4\n", "games = 4000\n")).unwrap();
     let start = |minutes: &str| {
@@ -373,21 +371,15 @@ fn a_killed_main_job_leaves_no_stage_running() {
     // During the run: self-play, the trainer and the watching evaluation.
     // Its output is kept unread, not dropped: a closed pipe would end `run` (SIGPIPE) before the kill.
     let (main_job, _unread) = start("10");
-    let since = Instant::now();
-    while stages().len() < 4 && since.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    poll_until(Duration::from_secs(60), || stages().len() >= 4);
     assert_eq!(stages().len(), 4, "run and its three stages: {:?}", stages());
     kill_and_look(main_job);
 
     // After the time is up: the rating of the newest checkpoint, begun by the rerun that resumes the run.
     let (main_job, lines) = start("0.5");
     let said = lines.iter().take_while(|line| !line.contains("rating the newest checkpoint")).collect::<Vec<_>>();
-    let since = Instant::now();
-    while !stages().iter().any(|s| s.contains(" evaluate ") && !s.contains("--watch")) {
-        assert!(since.elapsed() < Duration::from_secs(60), "no final rating began: {said:?} {:?}", stages());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    let final_rating = || stages().iter().any(|s| s.contains(" evaluate ") && !s.contains("--watch"));
+    assert!(poll_until(Duration::from_secs(60), final_rating), "no final rating began: {said:?} {:?}", stages());
     kill_and_look(main_job);
 }
 

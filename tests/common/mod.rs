@@ -3,9 +3,24 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_othello-zero"))
+}
+
+/// Looks at `done` every 20 ms until it holds or `limit` has passed; whether it held.
+pub fn poll_until(limit: Duration, mut done: impl FnMut() -> bool) -> bool {
+    let started = Instant::now();
+    loop {
+        if done() {
+            return true;
+        }
+        if started.elapsed() >= limit {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
 }
 
 /// A scratch directory named after its test, removed when dropped (also when the test fails).
