@@ -37,8 +37,15 @@ pub enum RootSelection {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SelfPlayConfig {
-    /// Evaluations per full search. Default 200.
+    /// Evaluations per full search (at the start, when `final_simulations` is set). Default 200.
     pub simulations: u32,
+    /// Simulations that grow during training: a full search of a game played by the checkpoint of trainer step
+    /// `s` gets `simulations + (final_simulations - simulations) * min(s / simulations_ramp_steps, 1)`, so early
+    /// networks, whose searches teach little, make many games and later ones make fewer, better ones. Unset
+    /// (the default): `simulations` throughout.
+    pub final_simulations: Option<u32>,
+    /// The trainer steps over which the simulations reach `final_simulations`. Default 10000.
+    pub simulations_ramp_steps: u64,
     /// Leaves gathered per evaluator call within one tree. Default 8.
     pub batch: usize,
     /// Playout cap randomization: the share of moves that get a full search and are recorded as policy
@@ -83,6 +90,8 @@ impl Default for SelfPlayConfig {
     fn default() -> SelfPlayConfig {
         SelfPlayConfig {
             simulations: 200,
+            final_simulations: None,
+            simulations_ramp_steps: 10_000,
             batch: 8,
             full_search_share: 1.0,
             cheap_simulations: 40,
@@ -99,6 +108,15 @@ impl Default for SelfPlayConfig {
             device: DeviceChoice::Flex,
             mcts: MctsConfig::default(),
         }
+    }
+}
+
+impl SelfPlayConfig {
+    /// The simulations of a full search by the checkpoint of trainer step `step` (see `final_simulations`).
+    pub fn simulations_at(&self, step: u64) -> u32 {
+        let Some(last) = self.final_simulations else { return self.simulations };
+        let progress = (step as f64 / self.simulations_ramp_steps.max(1) as f64).min(1.0);
+        (self.simulations as f64 + (last as f64 - self.simulations as f64) * progress).round() as u32
     }
 }
 
@@ -296,6 +314,22 @@ mod tests {
 
     fn small() -> SelfPlayConfig {
         SelfPlayConfig { simulations: 64, cheap_simulations: 16, full_search_share: 0.5, ..SelfPlayConfig::default() }
+    }
+
+    #[test]
+    fn simulations_ramp_linearly_to_their_final_count() {
+        let ramp = SelfPlayConfig {
+            simulations: 32,
+            final_simulations: Some(128),
+            simulations_ramp_steps: 6000,
+            ..SelfPlayConfig::default()
+        };
+        let at = |step| ramp.simulations_at(step);
+        assert_eq!([at(0), at(1500), at(3000), at(6000), at(60_000)], [32, 56, 80, 128, 128]);
+        let shrinking = SelfPlayConfig { final_simulations: Some(16), ..ramp.clone() };
+        assert_eq!(shrinking.simulations_at(3000), 24);
+        let fixed = SelfPlayConfig { final_simulations: None, ..ramp };
+        assert_eq!(fixed.simulations_at(3000), 32);
     }
 
     #[test]

@@ -129,10 +129,12 @@ pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, Wo
                             }
                         },
                     };
+                    let config =
+                        SelfPlayConfig { simulations: opts.config.simulations_at(model.step), ..opts.config.clone() };
                     let records = play_games(
                         opts.rules,
                         &mut Counting { inner: evaluator.as_mut(), progress },
-                        &opts.config,
+                        &config,
                         &seeds,
                         in_flight,
                     );
@@ -306,6 +308,32 @@ mod tests {
         opts.games = 6;
         run(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0, 42, 84].into_iter().collect(), "ungated: the newest");
+    }
+
+    /// With `final_simulations`, the checkpoint's step sets the simulations: the same network saved at the end of
+    /// the ramp searches eight times as much as the random init (step 0) it equals, and without the ramp the
+    /// same games as that init.
+    #[test]
+    fn simulations_grow_with_the_checkpoints_step() {
+        let scratch = tempfile::tempdir().unwrap();
+        let evaluations = |name: &str, model_step: Option<u64>, final_simulations: Option<u32>| {
+            let mut opts = options(&scratch.path().join(name), 2, 1);
+            opts.config.evaluator = LeafEvaluator::Network;
+            opts.config.simulations = 8;
+            opts.config.final_simulations = final_simulations;
+            opts.config.simulations_ramp_steps = 100;
+            if let Some(step) = model_step {
+                save_test_model(&opts, step, opts.seed); // the weights of the run's random init
+            }
+            let progress = Progress::default();
+            run(&opts, &progress).unwrap();
+            progress.evaluations.load(Ordering::Relaxed)
+        };
+        let start = evaluations("start", None, Some(64));
+        let fixed = evaluations("fixed", Some(100), None);
+        let grown = evaluations("grown", Some(100), Some(64));
+        assert_eq!(fixed, start, "the same network and simulations play the same games");
+        assert!(grown > 4 * start, "64 simulations a move against 8: {grown} evaluations against {start}");
     }
 
     #[test]
