@@ -311,8 +311,8 @@ mod tests {
     }
 
     /// With `final_simulations`, the checkpoint's step sets the simulations: the same network saved at the end of
-    /// the ramp searches eight times as much as the random init (step 0) it equals, and without the ramp the
-    /// same games as that init.
+    /// the ramp gets eight times the simulations of the random init (step 0) it equals (more than four times the
+    /// evaluations, the tree reused between moves), and without the ramp plays the same games as that init.
     #[test]
     fn simulations_grow_with_the_checkpoints_step() {
         let scratch = tempfile::tempdir().unwrap();
