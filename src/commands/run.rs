@@ -156,7 +156,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         if let Some(result) = failed {
             break result;
         }
-        let status = Status::read(run, config.selfplay.games_per_shard as u64);
+        let status = Status::read(run, &config);
         let (base, at) = first.get_or_insert_with(|| (status.clone(), Instant::now()));
         let seconds = at.elapsed().as_secs_f64().max(1.0);
         let per_second = |now: u64, then: u64| now.saturating_sub(then) as f64 / seconds;
@@ -286,11 +286,14 @@ struct Status {
     value_loss: f32,
     /// The newest rated checkpoint: its step, Elo and 95% interval.
     elo: Option<(u64, f64, f64)>,
+    /// Self-play's simulations a full search, shown while they grow with the checkpoint's step.
+    simulations: Option<u32>,
 }
 
 impl Status {
-    fn read(run: &RunDir, games_per_shard: u64) -> Status {
+    fn read(run: &RunDir, config: &RunConfig) -> Status {
         let mut status = Status::default();
+        let games_per_shard = config.selfplay.games_per_shard as u64;
         let shards = std::fs::read_dir(run.replay()).map_or(0, |d| {
             d.filter_map(|e| e.ok()).filter(|e| e.file_name().to_string_lossy().ends_with(".npz")).count()
         });
@@ -312,6 +315,12 @@ impl Status {
             }
         }
         status.elo = newest_rated(&othello_eval::arena::ArenaDir::new(run.eval()));
+        if config.selfplay.final_simulations.is_some() {
+            // The checkpoint self-play plays with, as its workers choose it.
+            let model = if config.eval.gating { othello_net::best_model(run) } else { newest_model(&run.models()) };
+            let step = model.and_then(|m| read_info(&m).ok()).map_or(0, |info| info.step);
+            status.simulations = Some(config.selfplay.simulations_at(step));
+        }
         status
     }
 
@@ -319,8 +328,9 @@ impl Status {
         let elo = self.elo.map_or("Elo: not rated yet".to_string(), |(step, elo, ci)| {
             format!("Elo {elo:+.0} +- {ci:.0} (step {step})")
         });
+        let simulations = self.simulations.map_or(String::new(), |n| format!("  simulations {n}"));
         format!(
-            "games {}  step {}  positions {}  window {}  policy loss {:.3}  value loss {:.3}  {elo}",
+            "games {}{simulations}  step {}  positions {}  window {}  policy loss {:.3}  value loss {:.3}  {elo}",
             self.games, self.step, self.positions, self.window, self.policy_loss, self.value_loss
         )
     }
@@ -337,4 +347,43 @@ fn newest_rated(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64, f64)>
             Some((info.step, r.elo, r.interval95))
         })
         .max_by_key(|r| r.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    /// Writes the sidecar of a checkpoint of `step` (all `Status` reads of a checkpoint).
+    fn checkpoint(run: &RunDir, step: u64) -> PathBuf {
+        let info = othello_net::ModelInfo { architecture: Default::default(), step, samples: 0, training: None };
+        let path = run.models().join(format!("model-{step:09}.json"));
+        std::fs::create_dir_all(run.models()).unwrap();
+        std::fs::write(&path, serde_json::to_string(&info).unwrap()).unwrap();
+        path
+    }
+
+    /// With growing simulations the status line shows those of the checkpoint self-play plays with: the newest,
+    /// or in a gated run the best; without them it shows none.
+    #[test]
+    fn the_status_line_shows_the_simulations_of_self_plays_checkpoint() {
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path());
+        let mut config = RunConfig::parse("[selfplay]\nsimulations = 32\n", "s.toml").unwrap();
+        assert_eq!(Status::read(&run, &config).simulations, None);
+        (config.selfplay.final_simulations, config.selfplay.simulations_ramp_steps) = (Some(128), 1000);
+        assert_eq!(Status::read(&run, &config).simulations, Some(32), "the random init is step 0");
+        let older = checkpoint(&run, 250);
+        checkpoint(&run, 500);
+        let status = Status::read(&run, &config);
+        // 32 + 96 * 500 / 1000.
+        assert_eq!(status.simulations, Some(80));
+        assert!(status.line().contains("simulations 80"), "{}", status.line());
+        config.eval.gating = true;
+        othello_net::set_best_model(&run, &older).unwrap();
+        assert_eq!(Status::read(&run, &config).simulations, Some(56));
+        (config.eval.gating, config.selfplay.final_simulations) = (false, None);
+        let status = Status::read(&run, &config);
+        assert!(!status.line().contains("simulations"), "{}", status.line());
+    }
 }
