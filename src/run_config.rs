@@ -125,6 +125,11 @@ impl RunConfig {
                 anyhow::ensure!((0.0..=max).contains(&value), "config {origin}: {key} = {value} (expected 0 to {max})");
             }
         }
+        let q_scale = config.selfplay.mcts.gumbel_q_scale;
+        anyhow::ensure!(
+            q_scale.is_finite() && q_scale > 0.0,
+            "config {origin}: [selfplay.mcts] gumbel_q_scale = {q_scale} (expected more than 0)"
+        );
         anyhow::ensure!(
             config.eval.nice <= 19,
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
@@ -203,6 +208,8 @@ mod tests {
             ("[eval]\nnice = 20\n", "nice"),
             ("[eval]\nscore_utility = -1\n", "score_utility"),
             ("[selfplay.mcts]\nscore_utility = nan\n", "score_utility"),
+            ("[selfplay.mcts]\ngumbel_q_scale = 0\n", "gumbel_q_scale"),
+            ("[selfplay.mcts]\ngumbel_q_scale = nan\n", "gumbel_q_scale"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
         ] {

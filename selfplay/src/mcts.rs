@@ -39,6 +39,10 @@ pub struct MctsConfig {
     /// `(value + w * margin / squares) / (1 + w)`, so that among moves of one result the larger margin is preferred
     /// (KataGo's score utility, linear here). Default 0: the result alone.
     pub score_utility: f32,
+    /// Gumbel's c_scale: a root move's searched value enters its score as `(50 + max visits) * this * q`, q in
+    /// [0, 1], in the choice and the policy target alike. Lower trusts the prior more, higher the few simulations'
+    /// values. Default 1 (the Gumbel AlphaZero paper's).
+    pub gumbel_q_scale: f32,
 }
 
 impl Default for MctsConfig {
@@ -50,6 +54,7 @@ impl Default for MctsConfig {
             dirichlet_total: 10.0,
             dirichlet_epsilon: 0.25,
             score_utility: 0.0,
+            gumbel_q_scale: 1.0,
         }
     }
 }
@@ -591,11 +596,11 @@ impl Tree {
         self.nodes[child as usize].bounded_mean(self.root_value())
     }
 
-    /// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) * q,
-    /// with q rescaled to [0, 1] (c_visit = 50, c_scale = 1).
+    /// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) *
+    /// c_scale * q, with q rescaled to [0, 1] (c_visit = 50, c_scale = `gumbel_q_scale`).
     fn sigma(&self, q: f32) -> f32 {
         let max_visits = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
-        (50.0 + max_visits as f32) * (q + 1.0) / 2.0
+        (50.0 + max_visits as f32) * self.config.gumbel_q_scale * (q + 1.0) / 2.0
     }
 
     /// The Gumbel policy target: softmax(logit + sigma(completed q)) over the root moves, unvisited moves valued
@@ -880,6 +885,31 @@ mod tests {
         }
         eprintln!("8 simulations: gumbel {gumbel}/20, puct {puct}/20");
         assert!(gumbel >= puct + 3, "gumbel {gumbel}, puct {puct}");
+    }
+
+    /// `gumbel_q_scale` multiplies the searched values' share of the policy target: over the same tree, each
+    /// move's log-odds against the prior's grow threefold from scale 0.1 to 0.3, and at a tiny scale the target is
+    /// the prior. (Small scales keep every move's share above f32's underflow in this decided endgame.)
+    #[test]
+    fn the_gumbel_q_scale_weighs_the_searched_values_in_the_policy_target() {
+        let (pos, _) = single_winning_moves(1, 3)[0];
+        let mut tree = Tree::new(Rules::othello(), pos, quiet(), rng(3));
+        tree.gumbel_search(&mut RolloutEvaluator::new(3, 4), 32, 8, 8);
+        let moves: Vec<(usize, f32)> = tree.children(ROOT).map(|c| (c.mv.policy_index(), c.prior)).collect();
+        let log_odds_against_prior = |target: &[f32; POLICY_SIZE]| -> Vec<f32> {
+            let (first, prior) = moves[0];
+            moves.iter().map(|&(i, p)| (target[i] / target[first]).ln() - (p / prior).ln()).collect()
+        };
+        let mut targets = vec![];
+        for scale in [0.1, 0.3, 1e-6] {
+            tree.config.gumbel_q_scale = scale;
+            targets.push(log_odds_against_prior(&tree.gumbel_policy_target()));
+        }
+        assert!(targets[0].iter().any(|x| x.abs() > 0.5), "the values move the target: {:?}", targets[0]);
+        for ((one, three), tiny) in targets[0].iter().zip(&targets[1]).zip(&targets[2]) {
+            assert!((three - 3.0 * one).abs() < 1e-2 * (1.0 + one.abs()), "{three} against 3 x {one}");
+            assert!(tiny.abs() < 1e-3, "{tiny}");
+        }
     }
 
     /// Plays one game on 6x6 between a search of `a_sims` (black when `a_black`) and one of `b_sims`.
