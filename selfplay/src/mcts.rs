@@ -906,8 +906,8 @@ mod tests {
             targets.push(log_odds_against_prior(&tree.gumbel_policy_target()));
         }
         assert!(targets[0].iter().any(|x| x.abs() > 0.5), "the values move the target: {:?}", targets[0]);
-        for ((one, three), tiny) in targets[0].iter().zip(&targets[1]).zip(&targets[2]) {
-            assert!((three - 3.0 * one).abs() < 1e-2 * (1.0 + one.abs()), "{three} against 3 x {one}");
+        for ((base, tripled), tiny) in targets[0].iter().zip(&targets[1]).zip(&targets[2]) {
+            assert!((tripled - 3.0 * base).abs() < 1e-2 * (1.0 + base.abs()), "{tripled} against 3 x {base}");
             assert!(tiny.abs() < 1e-3, "{tiny}");
         }
     }

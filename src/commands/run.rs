@@ -354,7 +354,7 @@ mod tests {
     use super::*;
     use std::path::PathBuf;
 
-    /// Writes the sidecar of a checkpoint of `step` (all `Status` reads of a checkpoint).
+    /// Writes the sidecar of a checkpoint of `step`: all that `Status` reads of a checkpoint.
     fn checkpoint(run: &RunDir, step: u64) -> PathBuf {
         let info = othello_net::ModelInfo { architecture: Default::default(), step, samples: 0, training: None };
         let path = run.models().join(format!("model-{step:09}.json"));
