@@ -164,6 +164,15 @@ pub fn best_model(run: &RunDir) -> Option<PathBuf> {
     path.is_file().then_some(path)
 }
 
+/// The model self-play plays with (its sidecar): in a gated run the best, else the newest; none before the first.
+pub fn selfplay_model(run: &RunDir, gated: bool) -> Option<PathBuf> {
+    if gated {
+        best_model(run)
+    } else {
+        newest_model(&run.models())
+    }
+}
+
 /// Makes `model` (a sidecar in RUN/models) the one [`best_model`] names, atomically.
 pub fn set_best_model(run: &RunDir, model: &Path) -> Result<(), ModelError> {
     let best = run.best_model();

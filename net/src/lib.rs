@@ -12,8 +12,8 @@ pub mod predict;
 mod testing;
 
 pub use checkpoint::{
-    best_model, list_models, load_model, newest_model, read_info, resolve_model, save_model, set_best_model,
-    ModelError, ModelInfo, TrainingInfo,
+    best_model, list_models, load_model, newest_model, read_info, resolve_model, save_model, selfplay_model,
+    set_best_model, ModelError, ModelInfo, TrainingInfo,
 };
 pub use device::{DeviceChoice, DeviceError};
 pub use network::{NetConfig, Network, Output};

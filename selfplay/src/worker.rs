@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
-use othello_net::{best_model, load_model, newest_model, DeviceError, ModelError, NetConfig, Network};
+use othello_net::{load_model, selfplay_model, DeviceError, ModelError, NetConfig, Network};
 use othello_run::{read_shards, Provenance, RunDir, Shard, ShardError};
 use thiserror::Error;
 
@@ -185,7 +185,7 @@ impl LoadedModel {
     }
 
     fn refresh(&mut self, opts: &WorkerOptions) -> Result<Network, WorkerError> {
-        let chosen = if opts.gated { best_model(&opts.run) } else { newest_model(&opts.run.models()) };
+        let chosen = selfplay_model(&opts.run, opts.gated);
         if self.path.as_ref() != Some(&chosen) || self.net.is_none() {
             let (net, step) = match &chosen {
                 Some(p) => {

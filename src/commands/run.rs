@@ -316,8 +316,7 @@ impl Status {
         }
         status.elo = newest_rated(&othello_eval::arena::ArenaDir::new(run.eval()));
         if config.selfplay.final_simulations.is_some() {
-            // The checkpoint self-play plays with, as its workers choose it.
-            let model = if config.eval.gating { othello_net::best_model(run) } else { newest_model(&run.models()) };
+            let model = othello_net::selfplay_model(run, config.eval.gating);
             let step = model.and_then(|m| read_info(&m).ok()).map_or(0, |info| info.step);
             status.simulations = Some(config.selfplay.simulations_at(step));
         }
