@@ -225,10 +225,10 @@ mod tests {
         let keys: [(&str, &str, &[&str]); 6] = [
             ("selfplay", "evaluator", &["network", "uniform", "rollouts"]),
             ("selfplay", "root_selection", &["puct", "gumbel"]),
-            ("selfplay", "device", &["flex", "wgpu", "cuda"]),
+            ("selfplay", "device", &["flex", "wgpu", "cuda", "tch"]),
             ("train", "optimizer", &["adamw", "sgd"]),
             ("train", "decay", &["constant", "cosine"]),
-            ("train", "device", &["flex", "wgpu", "cuda"]),
+            ("train", "device", &["flex", "wgpu", "cuda", "tch"]),
         ];
         for (section, key, allowed) in keys {
             let text = format!("seed = 2\n\n[{section}]\n{key} = \"gumbl\"\n");

@@ -1,5 +1,5 @@
 //! The Burn device a stage runs on, chosen by name at run time: the same code runs on the CPU (flex) or, when the
-//! crate is built with the `wgpu` or `cuda` feature, on a GPU.
+//! crate is built with the `wgpu`, `cuda` or `tch` feature, on a GPU.
 
 use burn::tensor::Device;
 use serde::{Deserialize, Serialize};
@@ -17,13 +17,16 @@ pub enum DeviceChoice {
     Wgpu,
     /// An NVIDIA GPU through CUDA, in builds with the `cuda` feature.
     Cuda,
+    /// The first CUDA GPU through LibTorch, in builds with the `tch` feature: a CUDA path that builds offline
+    /// against the LibTorch inside PyPI's `torch` (README, "On a GPU").
+    Tch,
 }
 
 #[derive(Debug, Error, PartialEq, Eq)]
 pub enum DeviceError {
-    #[error("device '{name}' is not in this build (available: {}; GPU backends need `--features wgpu` or `cuda`)", DeviceChoice::available().join(", "))]
+    #[error("device '{name}' is not in this build (available: {}; GPU backends need `--features wgpu`, `cuda` or `tch`)", DeviceChoice::available().join(", "))]
     NotBuilt { name: &'static str },
-    #[error("unknown device '{0}' (expected flex, wgpu or cuda)")]
+    #[error("unknown device '{0}' (expected flex, wgpu, cuda or tch)")]
     Unknown(String),
 }
 
@@ -33,6 +36,7 @@ impl DeviceChoice {
             DeviceChoice::Flex => "flex",
             DeviceChoice::Wgpu => "wgpu",
             DeviceChoice::Cuda => "cuda",
+            DeviceChoice::Tch => "tch",
         }
     }
 
@@ -44,6 +48,10 @@ impl DeviceChoice {
             DeviceChoice::Wgpu => Ok(Device::wgpu(burn::tensor::DeviceKind::DefaultDevice)),
             #[cfg(feature = "cuda")]
             DeviceChoice::Cuda => Ok(Device::cuda(0)),
+            // Burn marks its LibTorch backend deprecated in favour of CubeCL's CUDA, which cannot be built offline.
+            #[cfg(feature = "tch")]
+            #[allow(deprecated)]
+            DeviceChoice::Tch => Ok(Device::libtorch_cuda(0)),
             #[allow(unreachable_patterns)]
             other => Err(DeviceError::NotBuilt { name: other.name() }),
         }
@@ -57,6 +65,9 @@ impl DeviceChoice {
         }
         if cfg!(feature = "cuda") {
             names.push("cuda");
+        }
+        if cfg!(feature = "tch") {
+            names.push("tch");
         }
         names
     }
@@ -91,6 +102,10 @@ mod tests {
         if !cfg!(feature = "cuda") {
             let err = DeviceChoice::Cuda.device().unwrap_err().to_string();
             assert!(err.contains("cuda") && err.contains("available: flex"), "{err}");
+        }
+        if !cfg!(feature = "tch") {
+            let err = DeviceChoice::Tch.device().unwrap_err().to_string();
+            assert!(err.contains("'tch'") && err.contains("available: flex"), "{err}");
         }
     }
 }

@@ -80,7 +80,7 @@ pub struct SelfPlayConfig {
     /// noiseless search's choice, as a player's, so that the results the value head learns from come from the
     /// network's best play. Unset (the default): every move draws.
     pub gumbel_noise_moves: Option<u32>,
-    /// Where the network runs: "flex" (CPU), or "wgpu" / "cuda" in builds with those features. Default "flex".
+    /// Where the network runs: "flex" (CPU), or "wgpu" / "cuda" / "tch" in builds with those features. Default "flex".
     pub device: DeviceChoice,
     /// The tree search (`[selfplay.mcts]`).
     pub mcts: MctsConfig,

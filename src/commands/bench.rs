@@ -37,7 +37,7 @@ pub enum BenchCommand {
         /// Seconds per measurement.
         #[arg(long, default_value_t = 5.0)]
         seconds: f64,
-        /// flex (CPU), or wgpu / cuda in builds with those features.
+        /// flex (CPU), or wgpu / cuda / tch in builds with those features.
         #[arg(long, default_value = "flex")]
         device: DeviceChoice,
     },

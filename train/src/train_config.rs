@@ -75,7 +75,7 @@ pub struct TrainConfig {
     pub poll_seconds: f64,
     /// Stop after this many steps (0: never). Default 0; `--steps` overrides it.
     pub max_steps: u64,
-    /// Where training runs: "flex" (CPU), or "wgpu" / "cuda" in builds with those features. Default "flex".
+    /// Where training runs: "flex" (CPU), or "wgpu" / "cuda" / "tch" in builds with those features. Default "flex".
     pub device: DeviceChoice,
 }
 
