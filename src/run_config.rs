@@ -1,4 +1,4 @@
-//! The run config: TOML, from `--config`, else `RUN/config.toml`, else the embedded `configs/default.toml`.
+//! The run config: TOML, from `--config`, else `RUN/config.toml`, else the embedded `configs/quickstart.toml`.
 
 use std::path::Path;
 

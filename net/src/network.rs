@@ -6,7 +6,7 @@
 
 use burn::module::Module;
 use burn::nn::conv::{Conv2d, Conv2dConfig};
-use burn::nn::{BatchNorm, BatchNormConfig, Linear, LinearConfig, PaddingConfig2d};
+use burn::nn::{BatchNorm, BatchNormConfig, Initializer, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
 use serde::{Deserialize, Serialize};
@@ -63,28 +63,13 @@ impl NetConfig {
     }
 
     pub fn init(&self, device: &Device) -> Network {
-        let conv = |cin, cout, k: usize| {
-            let pad = k / 2;
-            Conv2dConfig::new([cin, cout], [k, k])
-                .with_padding(PaddingConfig2d::Explicit(pad, pad, pad, pad))
-                .with_bias(false)
-                .init(device)
-        };
         let f = self.filters;
         Network {
-            stem: ConvBn { conv: conv(self.input_planes, f, 3), bn: BatchNormConfig::new(f).init(device) },
-            tower: (0..self.blocks)
-                .map(|_| ResBlock {
-                    a: ConvBn { conv: conv(f, f, 3), bn: BatchNormConfig::new(f).init(device) },
-                    b: ConvBn { conv: conv(f, f, 3), bn: BatchNormConfig::new(f).init(device) },
-                })
-                .collect(),
-            policy_conv: ConvBn { conv: conv(f, 2, 1), bn: BatchNormConfig::new(2).init(device) },
+            stem: ConvBn::new(self.input_planes, f, 3, device),
+            tower: (0..self.blocks).map(|_| ResBlock::new(f, device)).collect(),
+            policy_conv: ConvBn::new(f, 2, 1, device),
             policy_fc: LinearConfig::new(2 * 64, 65).init(device),
-            value_conv: ConvBn {
-                conv: conv(f, self.value_channels, 1),
-                bn: BatchNormConfig::new(self.value_channels).init(device),
-            },
+            value_conv: ConvBn::new(f, self.value_channels, 1, device),
             value_fc: LinearConfig::new(64 * self.value_channels, self.value_hidden).init(device),
             value_out: LinearConfig::new(self.value_hidden, 1).init(device),
             margin_out: LinearConfig::new(self.value_hidden, 1).init(device),
@@ -92,16 +77,19 @@ impl NetConfig {
         }
     }
 
-    /// A random initialisation that the same seed reproduces. Burn's CPU random state is process-wide, so
-    /// seeded initialisations take turns.
+    /// A random initialisation that the same seed reproduces.
     pub fn init_seeded(&self, device: &Device, seed: u64) -> Network {
-        static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
-        let _turn = INIT.lock().unwrap_or_else(|e| e.into_inner());
-        device.seed(seed);
-        let net = self.init(device);
-        // Parameters are created lazily, on first use: use them all now, while the seed is ours.
-        let _ = net.forward(Tensor::zeros([1, self.input_planes, 8, 8], device));
-        net
+        seeded(device, seed, || {
+            let net = self.init(device);
+            // Parameters are created lazily, on first use: use them all now, while the seed is ours.
+            let _ = net.forward(Tensor::zeros([1, self.input_planes, 8, 8], device));
+            net
+        })
+    }
+
+    /// This architecture with `added` more residual blocks.
+    pub fn deepened(&self, added: usize) -> NetConfig {
+        NetConfig { blocks: self.blocks + added, ..self.clone() }
     }
 
     /// Multiply-adds of one forward pass for one position (convolutions and linear layers), for GFLOP/s figures.
@@ -127,6 +115,16 @@ pub struct ConvBn {
 }
 
 impl ConvBn {
+    /// A `k`x`k` convolution (padded to keep the 8x8 grid, no bias: the batch norm has one) and its batch norm.
+    fn new(cin: usize, cout: usize, k: usize, device: &Device) -> ConvBn {
+        let pad = k / 2;
+        let conv = Conv2dConfig::new([cin, cout], [k, k])
+            .with_padding(PaddingConfig2d::Explicit(pad, pad, pad, pad))
+            .with_bias(false)
+            .init(device);
+        ConvBn { conv, bn: BatchNormConfig::new(cout).init(device) }
+    }
+
     fn forward(&self, x: Tensor<4>) -> Tensor<4> {
         self.bn.forward(self.conv.forward(x))
     }
@@ -136,6 +134,12 @@ impl ConvBn {
 pub struct ResBlock {
     a: ConvBn,
     b: ConvBn,
+}
+
+impl ResBlock {
+    fn new(filters: usize, device: &Device) -> ResBlock {
+        ResBlock { a: ConvBn::new(filters, filters, 3, device), b: ConvBn::new(filters, filters, 3, device) }
+    }
 }
 
 #[derive(Module, Debug)]
@@ -163,7 +167,40 @@ pub struct Output {
     pub ownership: Tensor<2>,
 }
 
+/// Runs `make` with the device's random state seeded. Burn's CPU random state is process-wide, so seeded
+/// initialisations take turns.
+fn seeded<T>(device: &Device, seed: u64, make: impl FnOnce() -> T) -> T {
+    static INIT: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _turn = INIT.lock().unwrap_or_else(|e| e.into_inner());
+    device.seed(seed);
+    make()
+}
+
 impl Network {
+    /// The network with `added` residual blocks appended to its tower, each the identity to begin with: its second
+    /// batch norm's scale is zero, so the block adds nothing to the residual stream, which the block's closing
+    /// ReLU passes unchanged (it is already past a ReLU). The outputs stay the same and training grows the new
+    /// blocks from there (the zero-initialised residual branch of Goyal et al., 2017). Their convolutions draw
+    /// from `seed`; the parameters already there keep their ids, so an optimiser's state for them carries over.
+    pub fn deepened(mut self, added: usize, device: &Device, seed: u64) -> Network {
+        let [filters] = self.stem.bn.gamma.dims();
+        let blocks: Vec<ResBlock> = seeded(device, seed, || {
+            (0..added)
+                .map(|_| {
+                    let mut block = ResBlock::new(filters, device);
+                    block.b.bn.gamma = Initializer::Zeros.init([filters], device);
+                    // Parameters are created lazily, on first use: create these now, while the seed is ours.
+                    for conv_bn in [&block.a, &block.b] {
+                        let _ = (conv_bn.conv.weight.val(), conv_bn.bn.gamma.val(), conv_bn.bn.beta.val());
+                    }
+                    block
+                })
+                .collect()
+        });
+        self.tower.extend(blocks);
+        self
+    }
+
     /// `input`: [B, planes, 8, 8].
     pub fn forward(&self, input: Tensor<4>) -> Output {
         let [b, _, _, _] = input.dims();
@@ -180,5 +217,35 @@ impl Network {
         let margin = self.margin_out.forward(v);
         let ownership = tanh(self.ownership_conv.forward(x)).reshape([b, 64]);
         Output { policy, value, margin, ownership }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::predict::predict;
+    use crate::testing::{positions, tiny};
+    use othello_core::{Rules, Symmetry};
+
+    /// Blocks added to a network begin as the identity: its predictions do not move, in inference (running
+    /// statistics) and in training (batch statistics) alike.
+    #[test]
+    fn added_blocks_leave_the_outputs_as_they_were() {
+        let (config, net, device) = tiny();
+        let rules = Rules::othello();
+        let pos = positions(&rules);
+        let ids = vec![Symmetry::IDENTITY; pos.len()];
+        let deeper = net.clone().deepened(2, &device, 3);
+        assert_eq!(deeper.tower.len(), config.blocks + 2);
+        assert_eq!(config.deepened(2), NetConfig { blocks: config.blocks + 2, ..config.clone() });
+        assert_eq!(predict(&deeper, &device, &rules, &pos, &ids), predict(&net, &device, &rules, &pos, &ids));
+
+        let train = device.clone().autodiff();
+        let input = || Tensor::<4>::random([4, config.input_planes, 8, 8], burn::tensor::Distribution::Default, &train);
+        let net = config.init_seeded(&train, 5);
+        let x = input();
+        let policy = |n: &Network| n.forward(x.clone()).policy.into_data().try_into_vec::<f32>().unwrap();
+        let before = policy(&net);
+        assert_eq!(policy(&net.deepened(1, &train, 3)), before);
     }
 }

@@ -77,6 +77,12 @@ pub struct TrainConfig {
     pub max_steps: u64,
     /// Where training runs: "flex" (CPU), or "wgpu" / "cuda" / "tch" in builds with those features. Default "flex".
     pub device: DeviceChoice,
+    /// Trainer steps after which the network gains one residual block (increasing): a network that grows during
+    /// the run, small while it learns fast and deeper once it has more to learn. A new block begins as the
+    /// identity, so the network plays as before it grew; checkpoints record the architecture they have. A step a
+    /// run has passed cannot be added later (its checkpoint would have fewer blocks than the key says: an error
+    /// naming the checkpoint). Default none: `[network] blocks` throughout.
+    pub grow_blocks_at: Vec<u64>,
 }
 
 impl Default for TrainConfig {
@@ -107,6 +113,7 @@ impl Default for TrainConfig {
             poll_seconds: 5.0,
             max_steps: 0,
             device: DeviceChoice::Flex,
+            grow_blocks_at: Vec::new(),
         }
     }
 }
@@ -128,7 +135,16 @@ impl TrainConfig {
         if !(0.0..=1.0).contains(&self.search_value_weight) {
             return Err(format!("search_value_weight = {} (expected 0 to 1)", self.search_value_weight));
         }
+        let steps = &self.grow_blocks_at;
+        if steps.first() == Some(&0) || steps.windows(2).any(|w| w[0] >= w[1]) {
+            return Err(format!("grow_blocks_at = {steps:?} (expected increasing steps, from 1)"));
+        }
         Ok(())
+    }
+
+    /// Residual blocks the network has gained by the checkpoint of `step`.
+    pub fn blocks_added_by(&self, step: u64) -> usize {
+        self.grow_blocks_at.iter().filter(|&&at| at <= step).count()
     }
 
     /// The learning rate at `step` (counted from 0): linear warm-up, then constant or cosine decay.
@@ -178,6 +194,18 @@ mod tests {
             let lr = c.learning_rate_at(step);
             assert!(lr <= previous);
             previous = lr;
+        }
+    }
+
+    #[test]
+    fn blocks_are_gained_after_increasing_steps() {
+        let c = TrainConfig { grow_blocks_at: vec![100, 300], ..Default::default() };
+        assert_eq!(c.validate(), Ok(()));
+        let added: Vec<usize> = [0, 99, 100, 299, 300, 10_000].iter().map(|&s| c.blocks_added_by(s)).collect();
+        assert_eq!(added, [0, 0, 1, 1, 2, 2]);
+        for wrong in [vec![0, 5], vec![300, 100], vec![100, 100]] {
+            let c = TrainConfig { grow_blocks_at: wrong, ..Default::default() };
+            assert!(c.validate().is_err_and(|e| e.contains("grow_blocks_at")), "{:?}", c.grow_blocks_at);
         }
     }
 

@@ -13,7 +13,9 @@ use burn::tensor::Device;
 use othello_core::playout::game_rng;
 use othello_core::Rules;
 use othello_net::checkpoint::model_stem;
-use othello_net::{load_model, newest_model, save_model, ModelError, ModelInfo, NetConfig, Network, TrainingInfo};
+use othello_net::{
+    load_model, newest_model, read_info, save_model, ModelError, ModelInfo, NetConfig, Network, TrainingInfo,
+};
 use othello_run::{temp_path, RunDir, ShardError};
 use thiserror::Error;
 
@@ -85,6 +87,8 @@ pub enum Stop {
 pub struct Trainer {
     opts: TrainOptions,
     device: Device,
+    /// The network's architecture now: the run's, with the blocks it has gained (`grow_blocks_at`).
+    architecture: NetConfig,
     net: Network,
     optim: ModuleOptimizer,
     /// Steps done and samples trained on.
@@ -108,9 +112,11 @@ impl Trainer {
         let device = opts.device.clone().autodiff();
         let models = opts.run.models();
         let mut optim = new_optimizer(&opts.config);
+        // A growing network has the blocks it gained by its checkpoint's step.
+        let architecture_at = |step| opts.network.deepened(opts.config.blocks_added_by(step));
         let (net, step, samples, run_seconds, resumed) = match newest_model(&models) {
             Some(path) => {
-                let (net, info) = load_model(&path, Some(&opts.network), &device)?;
+                let (net, info) = load_model(&path, Some(&architecture_at(read_info(&path)?.step)), &device)?;
                 let state = info.training.as_ref().and_then(|t| t.optimizer_state.as_ref()).map(|f| models.join(f));
                 if let Some(state) = state.filter(|p| p.exists()) {
                     optim = optim
@@ -125,6 +131,7 @@ impl Trainer {
         };
         let log = RunLog::open(&opts.run, step)?;
         Ok(Trainer {
+            architecture: architecture_at(step),
             window: ReplayWindow::new(&opts.run.replay()),
             device,
             net,
@@ -235,6 +242,11 @@ impl Trainer {
         self.net = self.optim.step(lr, self.net.clone(), grads);
         self.step += 1;
         self.samples += n as u64;
+        if self.opts.config.grow_blocks_at.contains(&self.step) {
+            let seed = self.opts.seed ^ self.step.rotate_left(32);
+            self.net = self.net.clone().deepened(1, &self.device, seed);
+            self.architecture = self.architecture.deepened(1);
+        }
         figures
     }
 
@@ -267,7 +279,7 @@ impl Trainer {
         std::fs::rename(&tmp, &state).map_err(|e| fail(e.to_string()))?;
         let window = self.opts.config.window_size(self.window.arrived());
         let info = ModelInfo {
-            architecture: self.opts.network.clone(),
+            architecture: self.architecture.clone(),
             step: self.step,
             samples: self.samples,
             training: Some(TrainingInfo {
@@ -408,6 +420,16 @@ mod tests {
         net.valid().forward(input).policy.into_data().try_into_vec::<f32>().unwrap()
     }
 
+    /// Removes a run's checkpoints and logs, keeping its replay.
+    fn start_over(run: &RunDir) {
+        std::fs::remove_dir_all(run.models()).unwrap();
+        std::fs::remove_dir_all(run.logs()).unwrap();
+    }
+
+    fn largest_difference(a: &[f32], b: &[f32]) -> f32 {
+        a.iter().zip(b).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max)
+    }
+
     /// A trainer stopped at a checkpoint and reopened continues exactly where an uninterrupted one goes: the
     /// step counter, the optimiser's moments (AdamW's state makes a fresh optimiser take different steps) and
     /// the weights all carry over.
@@ -432,8 +454,7 @@ mod tests {
         let mut straight = Trainer::open(options(&run)).unwrap();
         straight.run(Some(30), &mut |_| {}).unwrap();
         let expected = outputs(straight.network());
-        std::fs::remove_dir_all(run.models()).unwrap();
-        std::fs::remove_dir_all(run.logs()).unwrap();
+        start_over(&run);
 
         let mut first = Trainer::open(options(&run)).unwrap();
         first.run(Some(20), &mut |_| {}).unwrap();
@@ -454,7 +475,7 @@ mod tests {
         let clock = othello_net::read_info(&run.models().join("model-000000030.json")).unwrap().training.unwrap();
         assert!(clock.run_seconds.is_some_and(|s| (5000..5600).contains(&s)), "{:?}", clock.run_seconds);
         let resumed = outputs(second.network());
-        let diff = expected.iter().zip(&resumed).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        let diff = largest_difference(&expected, &resumed);
         assert!(diff < 1e-4, "resumed run differs by {diff}");
 
         // Without its optimiser state (momentum, moments) the same resume goes elsewhere: the check above can fail.
@@ -470,13 +491,55 @@ mod tests {
         let mut second = Trainer::open(options(&run)).unwrap();
         second.run(Some(30), &mut |_| {}).unwrap();
         let fresh = outputs(second.network());
-        let diff = expected.iter().zip(&fresh).map(|(a, b)| (a - b).abs()).fold(0f32, f32::max);
+        let diff = largest_difference(&expected, &fresh);
         assert!(diff > 1e-3, "a fresh optimiser should differ, got {diff}");
 
         // The log holds each step once, in order.
         let rows = crate::log::read_scalars(&run.scalars()).unwrap();
         let steps: Vec<f64> = rows.iter().map(|r| r[0]).collect();
         assert_eq!(steps, vec![5.0, 10.0, 15.0, 20.0, 25.0, 30.0]);
+    }
+
+    /// A growing network gains its blocks after the steps named, its checkpoints record the architecture they
+    /// have, the new blocks train (the run then differs from one that does not grow), and a trainer reopened
+    /// between two growths continues like an uninterrupted one.
+    #[test]
+    fn a_growing_network_gains_its_blocks_on_schedule_and_resumes_exactly() {
+        let (_scratch, run) = run_with_games(4);
+        let growing = |run: &RunDir| {
+            let mut o = options(run);
+            o.config.grow_blocks_at = vec![15, 25];
+            o
+        };
+        let mut fixed = Trainer::open(options(&run)).unwrap();
+        fixed.run(Some(30), &mut |_| {}).unwrap();
+        let without_growth = outputs(fixed.network());
+        start_over(&run);
+
+        let mut straight = Trainer::open(growing(&run)).unwrap();
+        straight.run(Some(30), &mut |_| {}).unwrap();
+        let expected = outputs(straight.network());
+        let blocks = |step: u64| {
+            let sidecar = run.models().join(format!("{}.json", model_stem(step)));
+            othello_net::read_info(&sidecar).unwrap().architecture.blocks
+        };
+        assert_eq!((blocks(10), blocks(20), blocks(30)), (1, 2, 3));
+        let diff = largest_difference(&expected, &without_growth);
+        assert!(diff > 1e-3, "the added blocks should train, the outputs differ by {diff}");
+        start_over(&run);
+
+        let mut first = Trainer::open(growing(&run)).unwrap();
+        first.run(Some(20), &mut |_| {}).unwrap();
+        drop(first);
+        let mut second = Trainer::open(growing(&run)).unwrap();
+        assert_eq!(second.step, 20);
+        second.run(Some(30), &mut |_| {}).unwrap();
+        let resumed = outputs(second.network());
+        let diff = largest_difference(&expected, &resumed);
+        assert!(diff < 1e-4, "resumed run differs by {diff}");
+        // Without the schedule, the grown checkpoint is of another architecture than the run's.
+        let err = Trainer::open(options(&run)).err().unwrap().to_string();
+        assert!(err.contains("model-000000030.bpk") && err.contains("3x8") && err.contains("1x8"), "{err}");
     }
 
     #[test]
