@@ -57,6 +57,14 @@ pub struct TrainOptions {
     pub deadline: Option<Instant>,
 }
 
+impl TrainOptions {
+    /// The network's architecture at the checkpoint of `step`: the run's, with the blocks a growing network has
+    /// gained by then.
+    fn architecture_at(&self, step: u64) -> NetConfig {
+        self.network.deepened(self.config.blocks_added_by(step))
+    }
+}
+
 /// What the trainer reports while it runs.
 pub enum Event<'a> {
     Resumed {
@@ -87,8 +95,6 @@ pub enum Stop {
 pub struct Trainer {
     opts: TrainOptions,
     device: Device,
-    /// The network's architecture now: the run's, with the blocks it has gained (`grow_blocks_at`).
-    architecture: NetConfig,
     net: Network,
     optim: ModuleOptimizer,
     /// Steps done and samples trained on.
@@ -112,11 +118,9 @@ impl Trainer {
         let device = opts.device.clone().autodiff();
         let models = opts.run.models();
         let mut optim = new_optimizer(&opts.config);
-        // A growing network has the blocks it gained by its checkpoint's step.
-        let architecture_at = |step| opts.network.deepened(opts.config.blocks_added_by(step));
         let (net, step, samples, run_seconds, resumed) = match newest_model(&models) {
             Some(path) => {
-                let (net, info) = load_model(&path, Some(&architecture_at(read_info(&path)?.step)), &device)?;
+                let (net, info) = load_model(&path, Some(&opts.architecture_at(read_info(&path)?.step)), &device)?;
                 let state = info.training.as_ref().and_then(|t| t.optimizer_state.as_ref()).map(|f| models.join(f));
                 if let Some(state) = state.filter(|p| p.exists()) {
                     optim = optim
@@ -131,7 +135,6 @@ impl Trainer {
         };
         let log = RunLog::open(&opts.run, step)?;
         Ok(Trainer {
-            architecture: architecture_at(step),
             window: ReplayWindow::new(&opts.run.replay()),
             device,
             net,
@@ -245,7 +248,6 @@ impl Trainer {
         if self.opts.config.grow_blocks_at.contains(&self.step) {
             let seed = self.opts.seed ^ self.step.rotate_left(32);
             self.net = self.net.clone().deepened(1, &self.device, seed);
-            self.architecture = self.architecture.deepened(1);
         }
         figures
     }
@@ -279,7 +281,7 @@ impl Trainer {
         std::fs::rename(&tmp, &state).map_err(|e| fail(e.to_string()))?;
         let window = self.opts.config.window_size(self.window.arrived());
         let info = ModelInfo {
-            architecture: self.architecture.clone(),
+            architecture: self.opts.architecture_at(self.step),
             step: self.step,
             samples: self.samples,
             training: Some(TrainingInfo {
