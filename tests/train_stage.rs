@@ -508,7 +508,8 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
         .collect();
     let outputs = |path: &Path| {
         let (net, _) = load_model(path, None, &device).unwrap();
-        let p = othello_net::predict(&net, &device, &rules, &positions, &[othello_core::Symmetry::IDENTITY; 3]);
+        let predictor = othello_net::Predictor::new(net, device.clone());
+        let p = othello_net::predict(&predictor, &rules, &positions, &[othello_core::Symmetry::IDENTITY; 3]);
         p.iter().map(|p| (p.policy.to_vec(), p.value)).collect::<Vec<_>>()
     };
     assert_eq!(outputs(&dir.models().join("model-000000000.json")), outputs(&source));

@@ -174,7 +174,7 @@ mod tests {
     use super::*;
     use crate::agent::agent_from_spec;
     use crate::RandomAgent;
-    use othello_net::{predict, save_model, ModelInfo, NetConfig};
+    use othello_net::{predict, save_model, ModelInfo, NetConfig, Predictor};
     use othello_run::RunDir;
     use rand::Rng;
 
@@ -210,11 +210,12 @@ mod tests {
         let model = resolve_model(run).unwrap();
         let device = DeviceChoice::Flex.device().unwrap();
         let (net, _) = load_model(&model, None, &device).unwrap();
+        let predictor = Predictor::new(net, device);
         let mut agent = agent_from_spec(&format!("policy:model={}", run.display()), 1).unwrap();
         let mut checked = 0;
         for game in random_games(Rules::othello(), 3) {
             let Status::Moves(moves) = game.status() else { continue };
-            let p = predict(&net, &device, &game.rules, &[*game.position()], &[Symmetry::IDENTITY]);
+            let p = predict(&predictor, &game.rules, &[*game.position()], &[Symmetry::IDENTITY]);
             let best = moves.max_by(|a, b| p[0].policy[a.index()].total_cmp(&p[0].policy[b.index()])).unwrap();
             assert_eq!(agent.select_move(&game).unwrap(), Move::Play(best));
             checked += 1;

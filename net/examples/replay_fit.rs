@@ -10,7 +10,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use othello_core::{Position, Symmetry, POLICY_SIZE};
-use othello_net::{load_model, predict};
+use othello_net::{load_model, predict, Predictor};
 use othello_run::shard::{unpack_rules, Shard};
 
 /// Per band of empties, for solved and for searched targets.
@@ -50,6 +50,7 @@ fn main() -> Result<(), Box<dyn Error>> {
     };
     let device = burn::tensor::Device::flex();
     let (net, _) = load_model(&PathBuf::from(model), None, &device)?;
+    let predictor = Predictor::new(net, device);
     let mut shards = Vec::new();
     for entry in std::fs::read_dir(replay)? {
         let path = entry?.path();
@@ -76,7 +77,7 @@ fn main() -> Result<(), Box<dyn Error>> {
             let rows: Vec<usize> =
                 rows.into_iter().filter(|&r| rules.legal_moves(&shard.position(r)).count() > 1).collect();
             let positions: Vec<Position> = rows.iter().map(|&r| shard.position(r)).collect();
-            let predictions = predict(&net, &device, &rules, &positions, &vec![Symmetry::IDENTITY; rows.len()]);
+            let predictions = predict(&predictor, &rules, &positions, &vec![Symmetry::IDENTITY; rows.len()]);
             for ((&row, pos), prediction) in rows.iter().zip(&positions).zip(&predictions) {
                 let target = &shard.policy[row * POLICY_SIZE..(row + 1) * POLICY_SIZE];
                 let top = (0..POLICY_SIZE).max_by(|&a, &b| prediction.policy[a].total_cmp(&prediction.policy[b]));

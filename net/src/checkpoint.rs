@@ -184,7 +184,7 @@ pub fn set_best_model(run: &RunDir, model: &Path) -> Result<(), ModelError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::predict;
+    use crate::predict::{predict, Predictor};
     use crate::testing::{positions, tiny};
     use othello_core::{Rules, Symmetry};
 
@@ -213,8 +213,8 @@ mod tests {
         let rules = Rules::othello();
         let pos = positions(&rules);
         let ids = vec![Symmetry::IDENTITY; pos.len()];
-        let a = predict(&net, &device, &rules, &pos, &ids);
-        let b = predict(&loaded, &device, &rules, &pos, &ids);
+        let a = predict(&Predictor::new(net.clone(), device.clone()), &rules, &pos, &ids);
+        let b = predict(&Predictor::new(loaded.clone(), device.clone()), &rules, &pos, &ids);
         assert_eq!(a, b);
         let err = load_model(&path, Some(&NetConfig::new(2, 8)), &device).unwrap_err();
         assert!(err.to_string().contains("1x8") && err.to_string().contains("2x8"), "{err}");
@@ -239,7 +239,10 @@ mod tests {
         let rules = Rules::othello();
         let pos = positions(&rules);
         let ids = vec![Symmetry::IDENTITY; pos.len()];
-        assert_eq!(predict(&net, &device, &rules, &pos, &ids), predict(&loaded, &device, &rules, &pos, &ids));
+        assert_eq!(
+            predict(&Predictor::new(net.clone(), device.clone()), &rules, &pos, &ids),
+            predict(&Predictor::new(loaded.clone(), device.clone()), &rules, &pos, &ids)
+        );
         let err = load_model(&path, Some(&NetConfig::new(1, 8)), &device).unwrap_err();
         assert!(err.to_string().contains("value head 4x64") && err.to_string().contains("value head 1x64"), "{err}");
         let old: NetConfig =

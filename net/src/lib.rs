@@ -1,10 +1,11 @@
 //! The network, as every stage sees it: the input planes of a position ([`planes`]), the residual network and its
-//! heads ([`network`]), one forward pass over positions mapped back through their symmetries ([`predict`]),
-//! checkpoints with their sidecar in `RUN/models` ([`checkpoint`]), and the Burn device a stage runs on
-//! ([`device`]).
+//! heads ([`network`]), one forward pass over positions mapped back through their symmetries ([`predict`]; on the
+//! CPU through the network with its batch norms folded, [`folded`]), checkpoints with their sidecar in
+//! `RUN/models` ([`checkpoint`]), and the Burn device a stage runs on ([`device`]).
 
 pub mod checkpoint;
 pub mod device;
+pub mod folded;
 pub mod network;
 pub mod planes;
 pub mod predict;
@@ -18,4 +19,4 @@ pub use checkpoint::{
 pub use device::{DeviceChoice, DeviceError};
 pub use network::{NetConfig, Network, Output};
 pub use planes::{encode, PLANES};
-pub use predict::{predict, Prediction};
+pub use predict::{predict, Prediction, Predictor};

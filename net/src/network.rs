@@ -110,8 +110,8 @@ impl NetConfig {
 
 #[derive(Module, Debug)]
 pub struct ConvBn {
-    conv: Conv2d,
-    bn: BatchNorm,
+    pub(crate) conv: Conv2d,
+    pub(crate) bn: BatchNorm,
 }
 
 impl ConvBn {
@@ -132,8 +132,8 @@ impl ConvBn {
 
 #[derive(Module, Debug)]
 pub struct ResBlock {
-    a: ConvBn,
-    b: ConvBn,
+    pub(crate) a: ConvBn,
+    pub(crate) b: ConvBn,
 }
 
 impl ResBlock {
@@ -144,14 +144,14 @@ impl ResBlock {
 
 #[derive(Module, Debug)]
 pub struct Network {
-    stem: ConvBn,
-    tower: Vec<ResBlock>,
-    policy_conv: ConvBn,
-    policy_fc: Linear,
-    value_conv: ConvBn,
-    value_fc: Linear,
-    value_out: Linear,
-    margin_out: Linear,
+    pub(crate) stem: ConvBn,
+    pub(crate) tower: Vec<ResBlock>,
+    pub(crate) policy_conv: ConvBn,
+    pub(crate) policy_fc: Linear,
+    pub(crate) value_conv: ConvBn,
+    pub(crate) value_fc: Linear,
+    pub(crate) value_out: Linear,
+    pub(crate) margin_out: Linear,
     ownership_conv: Conv2d,
 }
 
@@ -223,7 +223,7 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::predict::predict;
+    use crate::predict::{predict, Predictor};
     use crate::testing::{positions, tiny};
     use othello_core::{Rules, Symmetry};
 
@@ -238,7 +238,10 @@ mod tests {
         let deeper = net.clone().deepened(2, &device, 3);
         assert_eq!(deeper.tower.len(), config.blocks + 2);
         assert_eq!(config.deepened(2), NetConfig { blocks: config.blocks + 2, ..config.clone() });
-        assert_eq!(predict(&deeper, &device, &rules, &pos, &ids), predict(&net, &device, &rules, &pos, &ids));
+        assert_eq!(
+            predict(&Predictor::burn(deeper.clone(), device.clone()), &rules, &pos, &ids),
+            predict(&Predictor::burn(net.clone(), device.clone()), &rules, &pos, &ids)
+        );
 
         let train = device.clone().autodiff();
         let input = || Tensor::<4>::random([4, config.input_planes, 8, 8], burn::tensor::Distribution::Default, &train);

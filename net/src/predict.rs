@@ -4,6 +4,7 @@
 use burn::tensor::{Device, Tensor, TensorData};
 use othello_core::{Position, Rules, Symmetry, POLICY_SIZE};
 
+use crate::folded::FoldedNetwork;
 use crate::network::Network;
 use crate::planes::{encode, PLANES};
 
@@ -20,10 +21,47 @@ pub struct Prediction {
     pub margin: f32,
 }
 
+/// A network ready to answer for positions: on the CPU through its folded twin ([`FoldedNetwork`], faster than
+/// burn's CPU convolution), elsewhere through burn on its device.
+pub enum Predictor {
+    Folded(FoldedNetwork),
+    Burn { net: Network, device: Device },
+}
+
+impl Predictor {
+    /// The folded network when `device` is the CPU's (and the network folds), else burn's.
+    pub fn new(net: Network, device: Device) -> Predictor {
+        match (device == Device::flex()).then(|| FoldedNetwork::new(&net)).flatten() {
+            Some(folded) => Predictor::Folded(folded),
+            None => Predictor::burn(net, device),
+        }
+    }
+
+    /// Burn's forward pass on `device`, whatever it is.
+    pub fn burn(net: Network, device: Device) -> Predictor {
+        Predictor::Burn { net, device }
+    }
+
+    /// Policy logits, values and margins / 64 of `n` positions' planes.
+    fn forward(&self, planes: Vec<f32>, n: usize) -> (Vec<f32>, Vec<f32>, Vec<f32>) {
+        match self {
+            Predictor::Folded(folded) => {
+                let out = folded.forward(&planes, n);
+                (out.policy, out.value, out.margin)
+            }
+            Predictor::Burn { net, device } => {
+                let input = Tensor::<4>::from_data(TensorData::new(planes, [n, PLANES.len(), 8, 8]), device);
+                let out = net.forward(input);
+                let values = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().unwrap_or_default();
+                (values(out.policy), values(out.value), values(out.margin))
+            }
+        }
+    }
+}
+
 /// One forward pass over `positions`, position i seen through `symmetries[i]`; results mapped back to the position.
 pub fn predict(
-    net: &Network,
-    device: &Device,
+    predictor: &Predictor,
     rules: &Rules,
     positions: &[Position],
     symmetries: &[Symmetry],
@@ -36,12 +74,8 @@ pub fn predict(
     for (pos, &sym) in positions.iter().zip(symmetries) {
         encode(rules, pos, sym, &mut planes);
     }
-    let input = Tensor::<4>::from_data(TensorData::new(planes, [n, PLANES.len(), 8, 8]), device);
-    let out = net.forward(input);
-    let logits: Vec<f32> = out.policy.into_data().try_into_vec::<f32>().unwrap_or_default();
+    let (logits, values, margins) = predictor.forward(planes, n);
     let board = rules.mask();
-    let values: Vec<f32> = out.value.into_data().try_into_vec::<f32>().unwrap_or_default();
-    let margins: Vec<f32> = out.margin.into_data().try_into_vec::<f32>().unwrap_or_default();
     (0..n)
         .map(|i| {
             let row = logits.get(i * POLICY_SIZE..(i + 1) * POLICY_SIZE).unwrap_or(&[]);
@@ -82,12 +116,15 @@ mod tests {
     #[test]
     fn symmetries_map_the_policy_back_to_the_position() {
         let (_, net, device) = tiny();
-        for rules in [Rules::othello(), Rules::othello().with_size(6).unwrap()] {
+        let predictors = [Predictor::new(net.clone(), device.clone()), Predictor::burn(net, device)];
+        for (predictor, rules) in
+            predictors.iter().flat_map(|p| [(p, Rules::othello()), (p, Rules::othello().with_size(6).unwrap())])
+        {
             let pos = positions(&rules);
             for sym in Symmetry::ALL {
-                let through = predict(&net, &device, &rules, &pos, &vec![sym; pos.len()]);
+                let through = predict(predictor, &rules, &pos, &vec![sym; pos.len()]);
                 let moved: Vec<Position> = pos.iter().map(|p| sym.apply_position(p, rules.size)).collect();
-                let direct = predict(&net, &device, &rules, &moved, &vec![Symmetry::IDENTITY; pos.len()]);
+                let direct = predict(predictor, &rules, &moved, &vec![Symmetry::IDENTITY; pos.len()]);
                 for (i, (a, b)) in through.iter().zip(&direct).enumerate() {
                     assert!((a.value - b.value).abs() < 1e-5);
                     for sq in othello_core::Bitboard(rules.mask()) {
@@ -107,7 +144,7 @@ mod tests {
         let rules = Rules::othello();
         let pos = positions(&rules);
         let ids = vec![Symmetry::IDENTITY; pos.len()];
-        let eval = |net: Network| predict(&net, &device, &rules, &pos, &ids);
+        let eval = |net: Network| predict(&Predictor::new(net, device.clone()), &rules, &pos, &ids);
         let (ea, eb, ec) = (eval(a), eval(b), eval(c));
         assert!(ea == eb, "the same seed gives the same network");
         assert!(ea != ec, "another seed gives another network");
@@ -118,10 +155,11 @@ mod tests {
     #[test]
     fn the_policy_covers_the_legal_moves_with_the_best_at_one() {
         let (_, net, device) = tiny();
+        let predictor = Predictor::new(net, device);
         for rules in [Rules::othello(), Rules::othello().with_size(6).unwrap()] {
             let pos = positions(&rules);
             for sym in Symmetry::ALL {
-                for (p, prediction) in pos.iter().zip(predict(&net, &device, &rules, &pos, &vec![sym; pos.len()])) {
+                for (p, prediction) in pos.iter().zip(predict(&predictor, &rules, &pos, &vec![sym; pos.len()])) {
                     let legal = rules.legal_moves(p).0;
                     let best = prediction.policy.iter().copied().fold(0.0f32, f32::max);
                     assert_eq!(best, 1.0);

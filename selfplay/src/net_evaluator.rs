@@ -5,14 +5,13 @@ use std::collections::HashMap;
 
 use burn::tensor::Device;
 use othello_core::{Position, Rules, Symmetry};
-use othello_net::{predict, Network};
+use othello_net::{predict, Network, Predictor};
 
 use crate::evaluator::{Evaluation, Evaluator};
 
 /// Evaluates with a network on a Burn device.
 pub struct NetworkEvaluator {
-    net: Network,
-    device: Device,
+    predictor: Predictor,
     /// Picks each position's symmetry: a hash of the position and this salt, so that an evaluation is a
     /// function of the position (reproducible games whatever else is in the batch or the cache).
     symmetry_salt: u64,
@@ -28,8 +27,7 @@ pub struct NetworkEvaluator {
 impl NetworkEvaluator {
     pub fn new(net: Network, device: Device, symmetry_salt: u64) -> NetworkEvaluator {
         NetworkEvaluator {
-            net,
-            device,
+            predictor: Predictor::new(net, device),
             symmetry_salt,
             random_symmetry: true,
             cache: HashMap::new(),
@@ -41,7 +39,7 @@ impl NetworkEvaluator {
 
     /// One forward pass over `positions`, each seen through its symmetry; results mapped back to the position.
     pub fn evaluate_with(&self, rules: &Rules, positions: &[Position], symmetries: &[Symmetry]) -> Vec<Evaluation> {
-        predict(&self.net, &self.device, rules, positions, symmetries)
+        predict(&self.predictor, rules, positions, symmetries)
             .into_iter()
             .map(|p| Evaluation { policy: p.policy, value: p.value, margin: p.margin })
             .collect()

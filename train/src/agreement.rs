@@ -4,7 +4,7 @@
 use burn::tensor::Device;
 use othello_core::wthor::WthorGame;
 use othello_core::{Position, Rules, Symmetry};
-use othello_net::{predict, Network};
+use othello_net::{predict, Network, Predictor};
 
 use crate::import::expert_positions;
 
@@ -38,11 +38,12 @@ pub fn expert_agreement(net: &Network, device: &Device, games: &[WthorGame]) -> 
                 .map(|(_, pos, sq)| (rules, pos, sq)),
         );
     }
+    let predictor = Predictor::new(net.clone(), device.clone());
     let mut result = Agreement::default();
     for chunk in decisions.chunks(256) {
         let Some(&(rules, _, _)) = chunk.first() else { continue };
         let positions: Vec<Position> = chunk.iter().map(|(_, p, _)| *p).collect();
-        let evals = predict(net, device, &rules, &positions, &vec![Symmetry::IDENTITY; positions.len()]);
+        let evals = predict(&predictor, &rules, &positions, &vec![Symmetry::IDENTITY; positions.len()]);
         for ((rules, pos, expert), eval) in chunk.iter().zip(evals) {
             let legal = rules.legal_moves(pos);
             let best = legal.into_iter().max_by(|a, b| eval.policy[a.index()].total_cmp(&eval.policy[b.index()]));
