@@ -24,22 +24,22 @@ pub struct Prediction {
 /// A network ready to answer for positions: on the CPU through its folded twin ([`FoldedNetwork`], faster than
 /// burn's CPU convolution), elsewhere through burn on its device.
 pub enum Predictor {
-    Folded(FoldedNetwork),
-    Burn { net: Network, device: Device },
+    Folded(Box<FoldedNetwork>),
+    Burn { net: Box<Network>, device: Device },
 }
 
 impl Predictor {
     /// The folded network when `device` is the CPU's (and the network folds), else burn's.
     pub fn new(net: Network, device: Device) -> Predictor {
         match (device == Device::flex()).then(|| FoldedNetwork::new(&net)).flatten() {
-            Some(folded) => Predictor::Folded(folded),
+            Some(folded) => Predictor::Folded(Box::new(folded)),
             None => Predictor::burn(net, device),
         }
     }
 
     /// Burn's forward pass on `device`, whatever it is.
     pub fn burn(net: Network, device: Device) -> Predictor {
-        Predictor::Burn { net, device }
+        Predictor::Burn { net: Box::new(net), device }
     }
 
     /// Policy logits, values and margins / 64 of `n` positions' planes.
