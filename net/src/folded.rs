@@ -48,7 +48,8 @@ pub struct FoldedOutput {
     pub margin: Vec<f32>,
 }
 
-fn values<const D: usize>(tensor: Tensor<D>) -> Option<Vec<f32>> {
+/// A tensor's values as f32, if it holds them.
+pub(crate) fn values<const D: usize>(tensor: Tensor<D>) -> Option<Vec<f32>> {
     tensor.into_data().try_into_vec::<f32>().ok()
 }
 
@@ -197,12 +198,11 @@ impl FoldedNetwork {
             });
             let mut a = Array2::zeros((rows, filters));
             self.stem.forward(&x, &mut cols, &mut a, None);
-            let mut b = Array2::zeros((rows, filters));
+            let (mut b, mut next) = (Array2::zeros((rows, filters)), Array2::zeros((rows, filters)));
             for [first_conv, second_conv] in &self.tower {
                 first_conv.forward(&a, &mut cols, &mut b, None);
-                let mut next = Array2::zeros((rows, filters));
                 second_conv.forward(&b, &mut cols, &mut next, Some(&a));
-                a = next;
+                std::mem::swap(&mut a, &mut next);
             }
             let mut head = |conv: &FoldedConv| {
                 let mut h = Array2::zeros((rows, conv.weight.ncols()));

@@ -4,7 +4,7 @@
 use burn::tensor::{Device, Tensor, TensorData};
 use othello_core::{Position, Rules, Symmetry, POLICY_SIZE};
 
-use crate::folded::FoldedNetwork;
+use crate::folded::{values, FoldedNetwork};
 use crate::network::Network;
 use crate::planes::{encode, PLANES};
 
@@ -52,8 +52,8 @@ impl Predictor {
             Predictor::Burn { net, device } => {
                 let input = Tensor::<4>::from_data(TensorData::new(planes, [n, PLANES.len(), 8, 8]), device);
                 let out = net.forward(input);
-                let values = |t: Tensor<2>| t.into_data().try_into_vec::<f32>().unwrap_or_default();
-                (values(out.policy), values(out.value), values(out.margin))
+                let read = |t: Tensor<2>| values(t).unwrap_or_default();
+                (read(out.policy), read(out.value), read(out.margin))
             }
         }
     }
