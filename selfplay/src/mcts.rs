@@ -644,7 +644,7 @@ impl Tree {
 
     /// The visit distribution over the root moves: the policy target; a proven root's is spread evenly over its
     /// best moves (the walks leave a child once it cannot beat what is already sure, so visits no longer follow
-    /// it).
+    /// it), and a proven move the search plays ([`Tree::proven_or`]) counts as many visits as the most visited.
     pub fn policy_target(&self) -> [f32; POLICY_SIZE] {
         let mut target = [0.0; POLICY_SIZE];
         if let Some(exact) = self.nodes[ROOT as usize].proven() {
@@ -654,11 +654,23 @@ impl Tree {
             }
             return target;
         }
-        let total: u32 = self.children(ROOT).map(|c| c.visits).sum();
+        let played = self.most_visited_root_child().map(|c| self.proven_or(c));
+        let max_visits = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
+        let count = |c: &Node| if Some(c.mv) == played { c.visits.max(max_visits) } else { c.visits };
+        let total: u32 = self.children(ROOT).map(count).sum();
         for c in self.children(ROOT) {
-            target[c.mv.policy_index()] = c.visits as f32 / total.max(1) as f32;
+            target[c.mv.policy_index()] = count(c) as f32 / total.max(1) as f32;
         }
         target
+    }
+
+    /// The root child with the most visits, ties to the higher prior; `None` before the root is expanded.
+    fn most_visited_root_child(&self) -> Option<u32> {
+        let root = &self.nodes[ROOT as usize];
+        (root.first_child..root.first_child + root.children).max_by(|&a, &b| {
+            let (a, b) = (&self.nodes[a as usize], &self.nodes[b as usize]);
+            a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
+        })
     }
 
     /// The move to play: sampled in proportion to visits^(1/temperature), or when the temperature is 0 the most
@@ -670,12 +682,7 @@ impl Tree {
             return None;
         }
         if temperature <= 1e-3 {
-            let root = &self.nodes[ROOT as usize];
-            let most_visited = (root.first_child..root.first_child + root.children).max_by(|&a, &b| {
-                let (a, b) = (&self.nodes[a as usize], &self.nodes[b as usize]);
-                a.visits.cmp(&b.visits).then(a.prior.total_cmp(&b.prior))
-            });
-            return most_visited.map(|c| self.proven_or(c));
+            return self.most_visited_root_child().map(|c| self.proven_or(c));
         }
         let weights: Vec<f64> = children.iter().map(|c| (c.1 as f64).powf(1.0 / temperature as f64)).collect();
         let total: f64 = weights.iter().sum();
@@ -1051,6 +1058,33 @@ mod tests {
             eprintln!("w {w}: {proven} of 20 roots proven with 3000 simulations");
             assert!(proven >= 18, "w {w}: {proven} of 20 roots proven");
         }
+    }
+
+    /// Walks leave a root move once it is proven best so far, so its visits stop counting its worth; where the
+    /// search plays such a move over the most visited one, the policy target weighs it as much as the most visited.
+    #[test]
+    fn a_proven_move_played_is_weighed_in_the_policy_target() {
+        let rules = Rules::othello();
+        let cases = random_endgames(26, 60, 6, |pos, _| Some(*pos));
+        let mut played_over_most_visited = 0;
+        for (i, pos) in cases.iter().enumerate() {
+            let mut tree = Tree::new(rules, *pos, MctsConfig { score_utility: 1.0, ..quiet() }, rng(i as u64));
+            tree.search(&mut UniformEvaluator, 200, 4);
+            if tree.root_proven().is_some() {
+                continue;
+            }
+            let played = tree.choose_move(0.0).unwrap();
+            let most_visited = tree.nodes[tree.most_visited_root_child().unwrap() as usize].mv;
+            if played == most_visited {
+                continue;
+            }
+            played_over_most_visited += 1;
+            let target = tree.policy_target();
+            let top = target.iter().copied().fold(0.0, f32::max);
+            assert_eq!(target[played.policy_index()], top, "position {i}: {played:?} over {most_visited:?}");
+        }
+        eprintln!("{played_over_most_visited} of 60 searches play a proven move over the most visited");
+        assert!(played_over_most_visited >= 5, "{played_over_most_visited} of 60");
     }
 
     /// A player's Gumbel search of 400 simulations proves nearly every root with four empties, whatever the priors
