@@ -654,8 +654,9 @@ impl Tree {
             }
             return target;
         }
-        let played = self.most_visited_root_child().map(|c| self.proven_or(c));
-        let max_visits = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
+        let most_visited = self.most_visited_root_child();
+        let max_visits = most_visited.map_or(0, |c| self.nodes[c as usize].visits);
+        let played = most_visited.map(|c| self.proven_or(c));
         let count = |c: &Node| if Some(c.mv) == played { c.visits.max(max_visits) } else { c.visits };
         let total: u32 = self.children(ROOT).map(count).sum();
         for c in self.children(ROOT) {
