@@ -100,6 +100,7 @@ impl RunConfig {
         config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
         config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
         config.network.validate().map_err(|e| anyhow::anyhow!("config {origin}: [network] {e}"))?;
+        config.selfplay.validate().map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
         for spec in &config.eval.ladder {
             othello_eval::agent_from_spec(spec, 0)
                 .map_err(|e| anyhow::anyhow!("config {origin}: [eval] ladder: {e}"))?;
@@ -109,27 +110,28 @@ impl RunConfig {
             "config {origin}: [eval] gating_elo = {} (expected more than 0)",
             config.eval.gating_elo
         );
-        // Shares of self-play's moves, and weights of the disc margin (at most what a `net:` player's `score=` takes).
-        let bounded = [
-            ("[selfplay] full_search_share", Some(config.selfplay.full_search_share), 1.0),
-            ("[selfplay] solved_exploration", Some(config.selfplay.solved_exploration), 1.0),
-            (
-                "[selfplay.mcts] score_utility",
-                Some(config.selfplay.mcts.score_utility),
-                othello_eval::MAX_SCORE_UTILITY,
-            ),
-            ("[eval] score_utility", config.eval.score_utility, othello_eval::MAX_SCORE_UTILITY),
+        // Weights of the disc margin: at most what a `net:` player's `score=` takes.
+        let max = othello_eval::MAX_SCORE_UTILITY;
+        let weights = [
+            ("[selfplay.mcts] score_utility", Some(config.selfplay.mcts.score_utility)),
+            ("[eval] score_utility", config.eval.score_utility),
         ];
-        for (key, value, max) in bounded {
+        for (key, value) in weights {
             if let Some(value) = value {
                 anyhow::ensure!((0.0..=max).contains(&value), "config {origin}: {key} = {value} (expected 0 to {max})");
             }
         }
-        let q_scale = config.selfplay.mcts.gumbel_q_scale;
-        anyhow::ensure!(
-            q_scale.is_finite() && q_scale > 0.0,
-            "config {origin}: [selfplay.mcts] gumbel_q_scale = {q_scale} (expected more than 0)"
-        );
+        let eval = &config.eval;
+        let counts = [
+            ("games", eval.games as u64),
+            ("simulations", eval.simulations as u64),
+            ("threads", eval.threads as u64),
+            ("every", eval.every as u64),
+            ("gating_pairs", eval.gating_pairs),
+        ];
+        if let Some((key, _)) = counts.iter().find(|(_, n)| *n == 0) {
+            anyhow::bail!("config {origin}: [eval] {key} = 0 (expected 1 or more)");
+        }
         anyhow::ensure!(
             config.eval.nice <= 19,
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
@@ -210,6 +212,13 @@ mod tests {
             ("[selfplay.mcts]\nscore_utility = nan\n", "score_utility"),
             ("[selfplay.mcts]\ngumbel_q_scale = 0\n", "gumbel_q_scale"),
             ("[selfplay.mcts]\ngumbel_q_scale = nan\n", "gumbel_q_scale"),
+            ("[selfplay]\ngames_in_flight = 0\n", "[selfplay] games_in_flight = 0"),
+            ("[selfplay]\nsimulations = 0\n", "[selfplay] simulations = 0"),
+            ("[selfplay]\ngumbel_considered = 1\n", "[selfplay] gumbel_considered = 1"),
+            ("[selfplay.mcts]\nc_puct = -1\n", "[selfplay.mcts] c_puct"),
+            ("[selfplay.mcts]\ndirichlet_epsilon = 2\n", "[selfplay.mcts] dirichlet_epsilon"),
+            ("[eval]\nevery = 0\n", "[eval] every = 0"),
+            ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
         ] {

@@ -112,6 +112,44 @@ impl Default for SelfPlayConfig {
 }
 
 impl SelfPlayConfig {
+    /// Checks the values serde cannot (and what a `net:` player's spec takes: `gumbel_considered` 2 to 64).
+    pub fn validate(&self) -> Result<(), String> {
+        let counts = [
+            ("simulations", u64::from(self.simulations)),
+            ("final_simulations", self.final_simulations.map_or(1, u64::from)),
+            ("simulations_ramp_steps", self.simulations_ramp_steps),
+            ("batch", self.batch as u64),
+            ("cheap_simulations", u64::from(self.cheap_simulations)),
+            ("rollouts", u64::from(self.rollouts)),
+            ("games_per_shard", self.games_per_shard as u64),
+            ("games_in_flight", self.games_in_flight as u64),
+        ];
+        if let Some((key, _)) = counts.iter().find(|(_, n)| *n == 0) {
+            return Err(format!("[selfplay] {key} = 0 (expected 1 or more)"));
+        }
+        if !(2..=64).contains(&self.gumbel_considered) {
+            return Err(format!("[selfplay] gumbel_considered = {} (expected 2 to 64)", self.gumbel_considered));
+        }
+        // Written so that NaN fails too.
+        let shares = [("full_search_share", self.full_search_share), ("solved_exploration", self.solved_exploration)];
+        if let Some((key, value)) = shares.iter().find(|(_, v)| !(0.0..=1.0).contains(v)) {
+            return Err(format!("[selfplay] {key} = {value} (expected 0 to 1)"));
+        }
+        let mcts = &self.mcts;
+        let positive = |x: f32| x > 0.0 && x.is_finite();
+        let checks = [
+            ("c_puct", mcts.c_puct, positive(mcts.c_puct), "more than 0"),
+            ("fpu_reduction", mcts.fpu_reduction, mcts.fpu_reduction.is_finite(), "a number"),
+            ("dirichlet_total", mcts.dirichlet_total, positive(mcts.dirichlet_total), "more than 0"),
+            ("dirichlet_epsilon", mcts.dirichlet_epsilon, (0.0..=1.0).contains(&mcts.dirichlet_epsilon), "0 to 1"),
+            ("gumbel_q_scale", mcts.gumbel_q_scale, positive(mcts.gumbel_q_scale), "more than 0"),
+        ];
+        if let Some((key, value, _, expected)) = checks.iter().find(|c| !c.2) {
+            return Err(format!("[selfplay.mcts] {key} = {value} (expected {expected})"));
+        }
+        Ok(())
+    }
+
     /// The simulations of a full search by the checkpoint of trainer step `step` (see `final_simulations`).
     pub fn simulations_at(&self, step: u64) -> u32 {
         let Some(last) = self.final_simulations else { return self.simulations };
