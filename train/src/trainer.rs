@@ -412,6 +412,13 @@ mod tests {
         }
     }
 
+    /// A trainer opened with `opts` and run to `steps`.
+    fn trained(opts: TrainOptions, steps: u64) -> Trainer {
+        let mut trainer = Trainer::open(opts).unwrap();
+        trainer.run(Some(steps), &mut |_| {}).unwrap();
+        trainer
+    }
+
     /// The outputs of a network on fixed inputs: equal outputs, equal weights (for this purpose).
     fn outputs(net: &Network) -> Vec<f32> {
         let device = Device::flex();
@@ -453,14 +460,10 @@ mod tests {
             o.config.learning_rate = if optimizer == Optimizer::Sgd { 0.05 } else { 1e-3 };
             o
         };
-        let mut straight = Trainer::open(options(&run)).unwrap();
-        straight.run(Some(30), &mut |_| {}).unwrap();
-        let expected = outputs(straight.network());
+        let expected = outputs(trained(options(&run), 30).network());
         start_over(&run);
 
-        let mut first = Trainer::open(options(&run)).unwrap();
-        first.run(Some(20), &mut |_| {}).unwrap();
-        drop(first);
+        trained(options(&run), 20);
         // The run's clock continues from the checkpoint's, whatever the wall clock did between the two trainers:
         // as if the run had stopped for a day after 5,000 seconds.
         let sidecar = run.models().join("model-000000020.json");
@@ -482,17 +485,14 @@ mod tests {
 
         // Without its optimiser state (momentum, moments) the same resume goes elsewhere: the check above can fail.
         std::fs::remove_dir_all(run.models()).unwrap();
-        let mut first = Trainer::open(options(&run)).unwrap();
-        first.run(Some(20), &mut |_| {}).unwrap();
+        trained(options(&run), 20);
         for e in std::fs::read_dir(run.models()).unwrap() {
             let p = e.unwrap().path();
             if p.to_string_lossy().contains("optimizer-") {
                 std::fs::remove_file(p).unwrap();
             }
         }
-        let mut second = Trainer::open(options(&run)).unwrap();
-        second.run(Some(30), &mut |_| {}).unwrap();
-        let fresh = outputs(second.network());
+        let fresh = outputs(trained(options(&run), 30).network());
         let diff = largest_difference(&expected, &fresh);
         assert!(diff > 1e-3, "a fresh optimiser should differ, got {diff}");
 
@@ -513,14 +513,10 @@ mod tests {
             o.config.grow_blocks_at = vec![15, 25];
             o
         };
-        let mut fixed = Trainer::open(options(&run)).unwrap();
-        fixed.run(Some(30), &mut |_| {}).unwrap();
-        let without_growth = outputs(fixed.network());
+        let without_growth = outputs(trained(options(&run), 30).network());
         start_over(&run);
 
-        let mut straight = Trainer::open(growing(&run)).unwrap();
-        straight.run(Some(30), &mut |_| {}).unwrap();
-        let expected = outputs(straight.network());
+        let expected = outputs(trained(growing(&run), 30).network());
         let blocks = |step: u64| {
             let sidecar = run.models().join(format!("{}.json", model_stem(step)));
             othello_net::read_info(&sidecar).unwrap().architecture.blocks
@@ -530,9 +526,7 @@ mod tests {
         assert!(diff > 1e-3, "the added blocks should train, the outputs differ by {diff}");
         start_over(&run);
 
-        let mut first = Trainer::open(growing(&run)).unwrap();
-        first.run(Some(20), &mut |_| {}).unwrap();
-        drop(first);
+        trained(growing(&run), 20);
         let mut second = Trainer::open(growing(&run)).unwrap();
         assert_eq!(second.step, 20);
         second.run(Some(30), &mut |_| {}).unwrap();
@@ -577,8 +571,7 @@ mod tests {
     #[test]
     fn a_checkpoint_of_another_architecture_is_refused_by_name() {
         let (_scratch, run) = run_with_games(1);
-        let mut trainer = Trainer::open(options(&run)).unwrap();
-        trainer.run(Some(10), &mut |_| {}).unwrap();
+        trained(options(&run), 10);
         let mut opts = options(&run);
         opts.network = NetConfig::new(2, 8);
         let err = Trainer::open(opts).err().unwrap().to_string();
