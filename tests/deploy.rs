@@ -94,3 +94,37 @@ fn kubernetes_manifests_parse_share_one_volume_and_run_real_commands() {
     assert_eq!(claims.len(), 1);
     assert!(mounted.iter().all(|m| *m == claims[0]), "{mounted:?} against {claims:?}");
 }
+
+/// The image's Rust (`FROM rust:X.Y` in the Dockerfile) and the workspace's `rust-version` are at least the
+/// newest `rust-version` of any locked dependency: cargo refuses to build with an older toolchain.
+#[test]
+fn the_image_and_the_workspace_name_a_toolchain_every_dependency_accepts() {
+    let version = |text: &str| -> (u32, u32) {
+        let mut parts = text.split('.').map(|p| p.parse::<u32>().unwrap());
+        (parts.next().unwrap(), parts.next().unwrap())
+    };
+    let dockerfile = std::fs::read_to_string(deploy().join("Dockerfile")).unwrap();
+    let image = dockerfile
+        .lines()
+        .find_map(|l| l.strip_prefix("FROM rust:"))
+        .and_then(|rest| rest.split('-').next())
+        .expect("the Dockerfile builds FROM rust:X.Y-...");
+    let metadata = std::process::Command::new(env!("CARGO"))
+        .args(["metadata", "--format-version", "1", "--offline", "--locked"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .unwrap();
+    assert!(metadata.status.success(), "{}", String::from_utf8_lossy(&metadata.stderr));
+    let metadata: serde_json::Value = serde_json::from_slice(&metadata.stdout).unwrap();
+    let packages = metadata["packages"].as_array().unwrap();
+    let (needed, by) = packages
+        .iter()
+        .filter(|p| p["source"].is_string())
+        .filter_map(|p| Some((version(p["rust_version"].as_str()?), p["name"].as_str()?)))
+        .max()
+        .unwrap();
+    let ours = packages.iter().find(|p| p["name"] == "othello-zero").unwrap()["rust_version"].as_str().unwrap();
+    let needed_text = format!("{}.{} ({by})", needed.0, needed.1);
+    assert!(version(image) >= needed, "the Dockerfile's rust:{image} is older than {needed_text}");
+    assert!(version(ours) >= needed, "the workspace's rust-version {ours} is older than {needed_text}");
+}
