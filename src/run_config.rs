@@ -8,12 +8,12 @@ use othello_net::NetConfig;
 use othello_run::RunDir;
 use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// The embedded default config: the quickstart, a small 6x6 run that shows learning within minutes.
 pub const DEFAULT: &str = include_str!("../configs/quickstart.toml");
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct RunConfig {
     #[serde(default = "default_seed")]
@@ -35,7 +35,7 @@ pub struct RunConfig {
 
 /// `[eval]`: the evaluation stage, which rates each new checkpoint (network + MCTS) in a gauntlet against the fixed
 /// ladder and the checkpoint rated before it.
-#[derive(Clone, Debug, Deserialize, PartialEq)]
+#[derive(Clone, Debug, Deserialize, PartialEq, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EvalConfig {
     /// The fixed players (agent specs).
@@ -189,6 +189,42 @@ mod tests {
             let path = entry.unwrap().path();
             RunConfig::parse(&std::fs::read_to_string(&path).unwrap(), &path.display().to_string()).unwrap();
         }
+    }
+
+    /// `configs/8x8-cpu.toml` is the one place every key is documented: each key of every section appears there,
+    /// set or commented out (`# key = ...`), under its section's header.
+    #[test]
+    fn every_key_is_documented_in_the_8x8_cpu_config() {
+        let mut config: RunConfig = toml::from_str("").unwrap();
+        // Keys without a default value are left out of the serialized config; give them one.
+        config.selfplay.final_simulations = Some(1);
+        config.selfplay.gumbel_noise_moves = Some(1);
+        config.eval.score_utility = Some(0.0);
+        let mut keys = Vec::new();
+        fn collect(table: &toml::Table, section: &str, keys: &mut Vec<(String, String)>) {
+            for (key, value) in table {
+                match value.as_table() {
+                    Some(inner) if section.is_empty() => collect(inner, key, keys),
+                    Some(inner) => collect(inner, &format!("{section}.{key}"), keys),
+                    None => keys.push((section.to_string(), key.clone())),
+                }
+            }
+        }
+        collect(&toml::Table::try_from(&config).unwrap(), "", &mut keys);
+        assert!(keys.len() > 60, "{} keys", keys.len());
+
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/configs/8x8-cpu.toml")).unwrap();
+        let mut documented = Vec::new();
+        let mut section = String::new();
+        for line in text.lines() {
+            if let Some(header) = line.strip_prefix('[').and_then(|l| l.split_once(']')) {
+                section = header.0.to_string();
+            } else if let Some((key, _)) = line.strip_prefix("# ").unwrap_or(line).split_once('=') {
+                documented.push((section.clone(), key.trim().to_string()));
+            }
+        }
+        let missing: Vec<_> = keys.iter().filter(|k| !documented.contains(k)).collect();
+        assert!(missing.is_empty(), "keys not in configs/8x8-cpu.toml (section, key): {missing:?}");
     }
 
     #[test]
