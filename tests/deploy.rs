@@ -1,6 +1,7 @@
-//! The deployment files (`deploy/`): every command they run is a real subcommand with real flags, and the
-//! Kubernetes manifests parse and fit together.
+//! The deployment files (`deploy/`) and the docs: every command they run or show is a real subcommand with real
+//! flags, and the Kubernetes manifests parse and fit together.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 mod common;
@@ -19,28 +20,40 @@ fn commands_in(text: &str) -> Vec<Vec<String>> {
         .collect()
 }
 
-/// `subcommand --flag ...` must be accepted: the subcommand exists and lists each flag in its help.
-fn check(origin: &str, words: &[String]) {
-    let sub = &words[0];
-    let help = bin().args([sub.as_str(), "--help"]).output().unwrap();
-    assert!(help.status.success(), "{origin}: '{sub}' is not a subcommand");
-    let text = String::from_utf8_lossy(&help.stdout);
-    for flag in words.iter().filter(|w| w.starts_with("--")) {
-        assert!(
-            text.contains(&format!("{flag} ")) || text.contains(&format!("{flag}\n")),
-            "{origin}: {sub} has no {flag}"
-        );
+/// The help texts of the subcommands asked about (`bench` with its own subcommand), each asked once.
+#[derive(Default)]
+struct Helps(HashMap<Vec<String>, Option<String>>);
+
+impl Helps {
+    /// `subcommand --flag ...` must be accepted: the subcommand exists and lists each flag in its help.
+    fn check(&mut self, origin: &str, words: &[String]) {
+        let nested = words[0] == "bench" && words.get(1).is_some_and(|w| !w.starts_with('-'));
+        let sub = words[..if nested { 2 } else { 1 }].to_vec();
+        let text = self.0.entry(sub.clone()).or_insert_with(|| {
+            let help = bin().args(&sub).arg("--help").output().unwrap();
+            help.status.success().then(|| String::from_utf8_lossy(&help.stdout).into_owned())
+        });
+        let sub = sub.join(" ");
+        let text = text.as_deref().unwrap_or_else(|| panic!("{origin}: '{sub}' is not a subcommand"));
+        for word in words.iter().filter(|w| w.starts_with("--")) {
+            let flag = word.split(['=', ',', ';', ')']).next().unwrap_or(word);
+            assert!(
+                text.contains(&format!("{flag} ")) || text.contains(&format!("{flag}\n")),
+                "{origin}: {sub} has no {flag}"
+            );
+        }
     }
 }
 
 #[test]
 fn slurm_scripts_run_real_commands() {
+    let mut helps = Helps::default();
     let mut checked = 0;
     for entry in std::fs::read_dir(deploy().join("slurm")).unwrap() {
         let path = entry.unwrap().path();
         let text = std::fs::read_to_string(&path).unwrap();
         for words in commands_in(&text) {
-            check(&path.display().to_string(), &words);
+            helps.check(&path.display().to_string(), &words);
             checked += 1;
         }
     }
@@ -49,6 +62,7 @@ fn slurm_scripts_run_real_commands() {
 
 #[test]
 fn kubernetes_manifests_parse_share_one_volume_and_run_real_commands() {
+    let mut helps = Helps::default();
     let mut deployments = 0;
     let mut claims = vec![];
     let mut mounted = vec![];
@@ -84,7 +98,7 @@ fn kubernetes_manifests_parse_share_one_volume_and_run_real_commands() {
                         // A shell line: the othello-zero command in it.
                         commands_in(&args.join("\n")).pop().unwrap_or_else(|| panic!("{origin}: no command"))
                     };
-                    check(&origin, &words);
+                    helps.check(&origin, &words);
                 }
             }
             other => panic!("{origin}: unexpected kind {other:?}"),
@@ -127,4 +141,28 @@ fn the_image_and_the_workspace_name_a_toolchain_every_dependency_accepts() {
     let needed_text = format!("{}.{} ({by})", needed.0, needed.1);
     assert!(version(image) >= needed, "the Dockerfile's rust:{image} is older than {needed_text}");
     assert!(version(ours) >= needed, "the workspace's rust-version {ours} is older than {needed_text}");
+}
+
+/// The commands the README and the docs show (in code spans and code blocks) are real subcommands with real flags.
+#[test]
+fn the_docs_show_real_commands() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut helps = Helps::default();
+    let mut checked = 0;
+    for doc in ["README.md", "docs/ARCHITECTURE.md", "docs/BENCHMARKS.md"] {
+        let text = std::fs::read_to_string(root.join(doc)).unwrap();
+        // Every other piece between backticks is code (a fence's three backticks split alike).
+        for code in text.split('`').skip(1).step_by(2) {
+            for line in code.lines() {
+                for command in line.split("othello-zero ").skip(1) {
+                    let words: Vec<String> = command.split_whitespace().map(str::to_string).collect();
+                    if words.first().is_some_and(|w| w.chars().all(|c| c.is_ascii_lowercase() || c == '-')) {
+                        helps.check(doc, &words);
+                        checked += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} commands found in the docs");
 }
