@@ -126,7 +126,7 @@ enum Command {
         /// Threads: a single position is searched on all of them, sharing one table (young brothers wait); a file's
         /// positions are solved this many at a time, one thread and table each (per-position times are then those
         /// of a thread sharing the machine; with fewer positions than threads, each is searched on several).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
         threads: usize,
         /// The transposition table's size in MB (per solver; 1 to 16384), rounded down to a power of two. The
         /// default suits the FFO suite; a position with many more empties may gain from a larger one.
@@ -145,7 +145,7 @@ enum Command {
         agent: String,
         #[arg(long, default_value_t = 14)]
         empties: u32,
-        #[arg(long, default_value_t = 200)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 200)]
         positions: usize,
         /// WTHOR game files to sample from.
         #[arg(long, num_args = 1.., required = true)]
@@ -153,7 +153,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Positions solved at a time, one thread each.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
         threads: usize,
     },
     /// How often a player's moves in an arena directory's games (or a run's RUN/eval) were optimal: every position
@@ -169,7 +169,7 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         max_empties: u32,
         /// Positions solved at a time, one thread each.
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
         threads: usize,
     },
     /// How often a network's most probable legal move is the move played in WTHOR games (give games it was not
@@ -182,7 +182,7 @@ enum Command {
         #[arg(long, num_args = 1.., required = true)]
         wthor: Vec<PathBuf>,
         /// Use at most this many games (the files' first).
-        #[arg(long, default_value_t = 2000)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 2000)]
         games: usize,
     },
     /// Serve an agent as an NBoard engine (protocol 2) on standard input and output.
@@ -252,7 +252,7 @@ enum Command {
         #[arg(long)]
         out: PathBuf,
         /// Label every N-th game of the files.
-        #[arg(long, default_value_t = 10)]
+        #[arg(long, value_parser = positive::<u32>, default_value_t = 10)]
         every: u32,
         #[arg(long, default_value_t = 6)]
         min_empties: u8,
@@ -262,7 +262,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Threads (one solver each; default: one per core).
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<usize>)]
         threads: Option<usize>,
     },
     /// Play self-play games into RUN/replay (resumes: games already there are not played again).
@@ -271,10 +271,10 @@ enum Command {
         #[arg(long)]
         run: PathBuf,
         /// Games for this worker in total.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, value_parser = positive::<u64>, default_value_t = 64)]
         games: u64,
         /// Threads (one game each at a time).
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
         threads: usize,
         /// Worker id: give each process sharing a run directory its own.
         #[arg(long, default_value_t = 0)]
@@ -295,13 +295,13 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
         /// Stop at this trainer step (default: the config's max_steps; 0: no limit).
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<u64>)]
         steps: Option<u64>,
         /// Stop after this many minutes (default: the config's minutes; 0: no limit).
         #[arg(long)]
         minutes: Option<f64>,
         /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<usize>)]
         threads: Option<usize>,
         /// Begin a fresh run from this checkpoint's weights (a network pre-trained on WTHOR, say: `import-wthor`
         /// and `train` in a run of its own) instead of a random initialisation. The run is labelled a warm start
@@ -315,7 +315,7 @@ enum Command {
         #[arg(long)]
         run: PathBuf,
         /// Stop at this step (default: the config's max_steps; 0: no limit).
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<u64>)]
         steps: Option<u64>,
         /// Stop after this many minutes, with a checkpoint of the last step.
         #[arg(long)]
@@ -334,7 +334,7 @@ enum Command {
         files: Vec<PathBuf>,
         #[arg(long)]
         run: PathBuf,
-        #[arg(long, default_value_t = 500)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 500)]
         games_per_shard: usize,
     },
     /// Export a model for other frontends: safetensors, ONNX, a model card, and example inputs and outputs.
@@ -365,9 +365,9 @@ enum Command {
         #[arg(long)]
         gauntlet: Option<String>,
         /// Games per pairing (rounded up to pairs: each opening with both colours).
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, value_parser = positive::<u32>, default_value_t = 20)]
         games: u32,
-        #[arg(long, default_value_t = 1)]
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
         threads: usize,
         #[command(flatten)]
         games_from: MatchArgs,
@@ -384,15 +384,15 @@ enum Command {
         #[arg(long, num_args = 1..)]
         ladder: Option<Vec<String>>,
         /// Games per pairing.
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<u32>)]
         games: Option<u32>,
         /// The checkpoints' MCTS simulations per move (with Gumbel's root where the run's self-play uses it).
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<u32>)]
         sims: Option<u32>,
         /// Rate every N-th checkpoint (and the newest; watching, the newest first and the every-th one a pass).
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<usize>)]
         every: Option<usize>,
-        #[arg(long)]
+        #[arg(long, value_parser = positive::<usize>)]
         threads: Option<usize>,
         /// Keep watching RUN/models, rating each new checkpoint (the evaluation stage of `run`).
         #[arg(long)]
@@ -441,7 +441,7 @@ enum Command {
         #[command(flatten)]
         games_from: MatchArgs,
         /// Stop undecided after this many pairs.
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(long, value_parser = positive::<u64>, default_value_t = 100_000)]
         max_pairs: u64,
     },
     /// Benchmarks: random games per second, perft leaves per second.
@@ -449,6 +449,15 @@ enum Command {
         #[command(subcommand)]
         what: bench::BenchCommand,
     },
+}
+
+/// A count given on the command line: a whole number, 1 or more (a zero count would do nothing, or nothing useful).
+fn positive<T: std::str::FromStr + Default + PartialEq>(text: &str) -> Result<T, String> {
+    match text.parse::<T>() {
+        Ok(n) if n != T::default() => Ok(n),
+        Ok(_) => Err("expected 1 or more".into()),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
 }
 
 fn main() -> Result<()> {

@@ -120,6 +120,9 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
         (vec!["show", "zz"], "neither a board string (board string has 2 characters"),
         (vec!["show", &bad_side], "bad side to move 'Q'"),
         (vec!["replay", "--file", "/nonexistent/games.txt"], "/nonexistent/games.txt"),
+        (vec!["arena", "--out", "/nonexistent", "--agents", "random", "greedy", "--games", "0"], "expected 1 or more"),
+        (vec!["selfplay", "--run", "/nonexistent", "--threads", "0"], "'--threads <THREADS>': expected 1 or more"),
+        (vec!["evaluate", "--run", "/nonexistent", "--every", "x"], "'x' is not a whole number"),
     ] {
         let o = run(&args, "");
         let err = String::from_utf8_lossy(&o.stderr);
