@@ -295,7 +295,7 @@ enum Command {
         #[arg(long)]
         config: Option<PathBuf>,
         /// Stop at this trainer step (default: the config's max_steps; 0: no limit).
-        #[arg(long, value_parser = positive::<u64>)]
+        #[arg(long)]
         steps: Option<u64>,
         /// Stop after this many minutes (default: the config's minutes; 0: no limit).
         #[arg(long)]
@@ -315,7 +315,7 @@ enum Command {
         #[arg(long)]
         run: PathBuf,
         /// Stop at this step (default: the config's max_steps; 0: no limit).
-        #[arg(long, value_parser = positive::<u64>)]
+        #[arg(long)]
         steps: Option<u64>,
         /// Stop after this many minutes, with a checkpoint of the last step.
         #[arg(long)]
