@@ -23,6 +23,7 @@ pub struct MatchSetup {
     pub rules: Rules,
     pub seed: u64,
     pub openings: OpeningSource,
+    /// 1 or more: the command line and the run config refuse 0.
     pub threads: usize,
 }
 
@@ -77,7 +78,7 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
     let (next, failure) = (AtomicUsize::new(0), Mutex::new(None));
     let started = Instant::now();
     std::thread::scope(|scope| {
-        for _ in 0..setup.threads.max(1) {
+        for _ in 0..setup.threads {
             scope.spawn(|| {
                 while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let opening = setup.openings.for_pair(&setup.rules, setup.seed, p.pair);

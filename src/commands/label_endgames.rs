@@ -35,7 +35,6 @@ pub fn run(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> Resu
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => LabelFile { run, labels: vec![] },
         Err(e) => return Err(e).with_context(|| format!("reading {}", out.display())),
     };
-    let threads = threads.max(1);
     let mut solvers: Vec<Solver> = (0..threads).map(|_| Solver::new()).collect();
     let empties = run.min_empties as u32..=run.max_empties as u32;
     let bar = ProgressBar::new(selected.len() as u64).with_style(

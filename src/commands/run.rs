@@ -48,7 +48,7 @@ pub struct RunOptions<'a> {
     pub steps: Option<u64>,
     /// Stop after this many minutes (default: the config's `minutes`; 0 means no limit).
     pub minutes: Option<f64>,
-    /// Cores to use in all (default: this machine's).
+    /// Cores to use in all (default: this machine's), 1 or more.
     pub threads: usize,
     /// A checkpoint whose weights begin a fresh run.
     pub warm_start: Option<&'a Path>,
@@ -104,9 +104,9 @@ pub fn run(o: RunOptions) -> Result<()> {
             .with_context(|| format!("starting {}", args[0]))
     };
     let run_arg = run.root().to_str().context("the run directory's name is not UTF-8")?;
-    let eval_threads = config.eval.threads.max(1);
+    let eval_threads = config.eval.threads;
     // Self-play takes every core: the trainer keeps to its throttle and the evaluation yields by its niceness.
-    let selfplay_threads = o.threads.max(1);
+    let selfplay_threads = o.threads;
     let eval_nice = if nice_found { config.eval.nice } else { 0 };
     let steps = o.steps.unwrap_or(config.train.max_steps);
     let minutes = o.minutes.unwrap_or(config.minutes);

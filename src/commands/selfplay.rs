@@ -15,7 +15,7 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
     // Burn's CPU pool must have a thread per worker thread, or the workers queue on it (measured: 1.18x instead
     // of 1.84x with two threads). Set before the pool starts; an explicit setting wins.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
-        std::env::set_var("RAYON_NUM_THREADS", threads.max(1).to_string());
+        std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
     let config = RunConfig::for_run(run, config)?;
     let opts = WorkerOptions {
