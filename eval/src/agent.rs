@@ -45,10 +45,11 @@ impl Agent for Box<dyn Agent> {
 ///   WTHOR-fitted pattern evaluation, exact from K empties (8x8 Othello only; default depth 6);
 /// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
 /// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
-/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,device=D]`: the network with MCTS (PUCT, or Gumbel AlphaZero's
-///   root with K considered moves, without Gumbel draws), no root noise, the tree kept between moves (default 200
-///   simulations); `score` weighs the predicted disc margin beside the result (the search's `score_utility`,
-///   default 0); `model` is a checkpoint or a run directory (its newest checkpoint);
+/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,device=D]`: the network with MCTS (PUCT, or Gumbel
+///   AlphaZero's root with K considered moves, without Gumbel draws), no root noise, the tree kept between moves
+///   (default 200 simulations); `score` weighs the predicted disc margin beside the result (the search's
+///   `score_utility`, default 0); `qscale` is Gumbel's c_scale (`gumbel_q_scale`, default 1); `model` is a
+///   checkpoint or a run directory (its newest checkpoint);
 /// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///
@@ -146,17 +147,28 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
         }
         "net" => {
-            allow(&["model", "sims", "gumbel", "score", "device"])?;
+            allow(&["model", "sims", "gumbel", "score", "qscale", "device"])?;
             let gumbel = match params.get("gumbel") {
                 None | Some("false") => None,
                 Some("true") => Some(16),
                 Some(_) => Some(number("gumbel", 16, 2..=64)? as usize),
             };
             let sims = number("sims", 200, 1..=1_000_000)?;
-            let score = up_to("score", MAX_SCORE_UTILITY)?;
+            let mcts = othello_selfplay::mcts::MctsConfig {
+                score_utility: up_to("score", MAX_SCORE_UTILITY)?,
+                gumbel_q_scale: match params.get("qscale") {
+                    None => 1.0,
+                    Some(v) => v
+                        .parse::<f32>()
+                        .ok()
+                        .filter(|x| *x > 0.0 && *x <= 1000.0)
+                        .ok_or_else(|| bad(format!("qscale={v}: expected a number above 0, at most 1000")))?,
+                },
+                ..Default::default()
+            };
             let name = base.to_string();
             let model = required("model")?;
-            let agent = crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, score, device()?, seed)?;
+            let agent = crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, mcts, device()?, seed)?;
             Box::new(agent)
         }
         "engine" => {
@@ -427,6 +439,7 @@ pub(crate) mod tests {
             ("net:model=/no/such/run,sims=10", "/no/such/run"),
             ("net:model=x,gumbel=1", "gumbel=1"),
             ("net:model=x,score=-1", "score=-1"),
+            ("net:model=x,qscale=0", "qscale=0"),
             ("engine:cmd=\"a b\",protocol=uci", "protocol=uci"),
             ("engine:cmd=\"a b,protocol=gtp", "unclosed quote"),
         ] {

@@ -98,8 +98,8 @@ pub struct NetworkMctsAgent {
     simulations: u32,
     /// Gumbel root with this many considered moves, or PUCT.
     gumbel: Option<usize>,
-    /// The search's weight of the disc margin ([`MctsConfig::score_utility`]).
-    score_utility: f32,
+    /// The search's constants (its root noise is always off).
+    mcts: MctsConfig,
     seed: u64,
     /// The tree of the last search and the game's moves when it was made.
     tree: Option<(Tree, Vec<Move>)>,
@@ -111,20 +111,20 @@ impl NetworkMctsAgent {
         model: &str,
         simulations: u32,
         gumbel: Option<usize>,
-        score_utility: f32,
+        mcts: MctsConfig,
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
         let evaluator = evaluator(model, device, &name)?;
-        Ok(NetworkMctsAgent { name, evaluator, simulations, gumbel, score_utility, seed, tree: None })
+        let mcts = MctsConfig { root_noise: false, ..mcts };
+        Ok(NetworkMctsAgent { name, evaluator, simulations, gumbel, mcts, seed, tree: None })
     }
 
     /// The last search's tree moved on to the game's position, or a fresh one.
     fn tree_for(&mut self, game: &Game) -> Tree {
         let fresh = || {
-            let config = MctsConfig { root_noise: false, score_utility: self.score_utility, ..MctsConfig::default() };
             let rng = Pcg64Mcg::seed_from_u64(self.seed ^ game.moves().len() as u64);
-            Tree::new(game.rules, *game.position(), config, rng)
+            Tree::new(game.rules, *game.position(), self.mcts.clone(), rng)
         };
         match self.tree.take() {
             Some((mut tree, seen)) if game.moves().starts_with(&seen) => {
@@ -257,8 +257,16 @@ mod tests {
             };
             assert_eq!(play(5), play(5), "{spec}");
         }
-        let mut agent =
-            NetworkMctsAgent::new("net".into(), run.to_str().unwrap(), 40, None, 0.0, DeviceChoice::Flex, 1).unwrap();
+        let mut agent = NetworkMctsAgent::new(
+            "net".into(),
+            run.to_str().unwrap(),
+            40,
+            None,
+            MctsConfig::default(),
+            DeviceChoice::Flex,
+            1,
+        )
+        .unwrap();
         let mut game = Game::new(rules);
         let mine = agent.select_move(&game).unwrap();
         game.push(mine).unwrap();
