@@ -133,6 +133,12 @@ impl RunConfig {
             anyhow::bail!("config {origin}: [eval] {key} = 0 (expected 1 or more)");
         }
         anyhow::ensure!(
+            eval.simulations <= othello_eval::MAX_NET_SIMULATIONS,
+            "config {origin}: [eval] simulations = {} (expected at most {})",
+            eval.simulations,
+            othello_eval::MAX_NET_SIMULATIONS
+        );
+        anyhow::ensure!(
             config.eval.nice <= 19,
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
             config.eval.nice
@@ -255,6 +261,7 @@ mod tests {
             ("[selfplay.mcts]\ndirichlet_epsilon = 2\n", "[selfplay.mcts] dirichlet_epsilon"),
             ("[eval]\nevery = 0\n", "[eval] every = 0"),
             ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
+            ("[eval]\nsimulations = 1000001\n", "[eval] simulations = 1000001"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
         ] {
