@@ -23,6 +23,9 @@ pub const MAX_SCORE_UTILITY: f32 = 10.0;
 /// The most simulations a `net:` player searches a move (`sims=`, and the configs' `[eval] simulations`).
 pub const MAX_NET_SIMULATIONS: u32 = 1_000_000;
 
+/// The largest Gumbel value scale a `net:` player takes (`qscale=`).
+const MAX_GUMBEL_Q_SCALE: f32 = 1000.0;
+
 /// A player: given a game (rules, history, current position), chooses a legal move.
 pub trait Agent {
     fn name(&self) -> String;
@@ -161,11 +164,11 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
                 score_utility: up_to("score", MAX_SCORE_UTILITY)?,
                 gumbel_q_scale: match params.get("qscale") {
                     None => 1.0,
-                    Some(v) => v
-                        .parse::<f32>()
-                        .ok()
-                        .filter(|x| *x > 0.0 && *x <= 1000.0)
-                        .ok_or_else(|| bad(format!("qscale={v}: expected a number above 0, at most 1000")))?,
+                    Some(v) => {
+                        v.parse::<f32>().ok().filter(|x| *x > 0.0 && *x <= MAX_GUMBEL_Q_SCALE).ok_or_else(|| {
+                            bad(format!("qscale={v}: expected a number above 0, at most {MAX_GUMBEL_Q_SCALE}"))
+                        })?
+                    }
                 },
                 ..Default::default()
             };
