@@ -7,7 +7,7 @@ use std::time::Duration;
 use othello_run::{read_shards, RunDir};
 
 mod common;
-use common::{bin, poll_until, python_with, temp_run};
+use common::{bin, poll_until, python_env, temp_run};
 
 /// A small, fast config for the tests.
 fn write_config(run: &Path, games_per_shard: usize) {
@@ -29,7 +29,7 @@ fn numpy_reads_what_rust_wrote() {
     assert!(bad.is_empty() && shards.len() == 1, "{bad:?}");
     let (path, s) = &shards[0];
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/load_shard.py");
-    let python = python_with(&[("numpy", "numpy")]);
+    let python = python_env();
     let py = Command::new(&python).arg(&script).arg(path).output().expect("python3 runs");
     assert!(py.status.success(), "{}", String::from_utf8_lossy(&py.stderr));
     let own: u32 = s.player.iter().map(|b| b.count_ones()).sum();

@@ -13,7 +13,7 @@ use othello_run::RunDir;
 use othello_train::log::read_scalars;
 
 mod common;
-use common::{bin, poll_until, python_with, shared, temp_run};
+use common::{bin, poll_until, python_env, shared, temp_run};
 
 const CONFIG: &str = "seed = 5\n[network]\nblocks = 1\nfilters = 8\n[train]\nbatch_size = 32\nmin_positions = 1\n\
                       samples_per_position = 1000.0\ncheckpoint_every = 10\nlog_every = 5\nwarmup_steps = 5\n";
@@ -202,7 +202,7 @@ fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     assert_eq!(card["input"]["planes"][2]["name"], "legal");
     assert_eq!(card["training"]["step"], 20);
 
-    let python = python_with(&[("numpy", "numpy"), ("onnxruntime", "onnxruntime")]);
+    let python = python_env();
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("python/check_export.py");
     let py = Command::new(&python).arg(&script).arg(&out_dir).output().unwrap();
     let report = String::from_utf8_lossy(&py.stdout);
@@ -415,7 +415,7 @@ fn the_python_frontend_encodes_and_plays_as_the_rust_player() {
     assert!(lines.lines().count() > 3000);
     let file = run.join("encodings.txt");
     std::fs::write(&file, &lines).unwrap();
-    let interpreter = python_with(&[("numpy", "numpy"), ("onnxruntime", "onnxruntime")]);
+    let interpreter = python_env();
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("python");
     let check =
         |file: &Path| Command::new(&interpreter).arg(python.join("check_encoding.py")).arg(file).output().unwrap();

@@ -33,9 +33,9 @@ pub fn shared(rel: &str) -> PathBuf {
 }
 
 /// The Python the tests run scripts with: a virtual environment under the build directory (`target/tmp`), made
-/// on first use, holding the PyPI packages the tests need, so that the user's own Python is left as it was.
-/// `modules` are (module, package) pairs.
-pub fn python_with(modules: &[(&str, &str)]) -> PathBuf {
+/// on first use and holding exactly the PyPI packages `python/requirements.txt` pins (installed again when that file
+/// changes), so that the user's own Python is left as it was.
+pub fn python_env() -> PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-venv");
@@ -44,12 +44,13 @@ pub fn python_with(modules: &[(&str, &str)]) -> PathBuf {
         let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status();
         assert!(made.is_ok_and(|s| s.success()), "python3 -m venv {} failed", venv.display());
     }
-    for (module, package) in modules {
-        let has = Command::new(&python).args(["-c", &format!("import {module}")]).status();
-        if !has.is_ok_and(|s| s.success()) {
-            let pip = Command::new(&python).args(["-m", "pip", "install", "--quiet", package]).status();
-            assert!(pip.is_ok_and(|s| s.success()), "installing {package} into {} failed", venv.display());
-        }
+    let wanted = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join("requirements.txt");
+    let installed = venv.join("requirements.txt");
+    let requirements = std::fs::read(&wanted).unwrap();
+    if std::fs::read(&installed).ok().as_ref() != Some(&requirements) {
+        let pip = Command::new(&python).args(["-m", "pip", "install", "--quiet", "-r"]).arg(&wanted).status();
+        assert!(pip.is_ok_and(|s| s.success()), "installing {} into {} failed", wanted.display(), venv.display());
+        std::fs::write(&installed, &requirements).unwrap();
     }
     python
 }
