@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 use commands::{
-    arena, bench, engine_modes, export_model, fit_eval, import_wthor, label_endgames, openings, oracle,
+    arena, average_models, bench, engine_modes, export_model, fit_eval, import_wthor, label_endgames, openings, oracle,
     perft_replay_show, run, selfplay, solve, train,
 };
 use othello_run::RunDir;
@@ -342,6 +342,22 @@ enum Command {
         #[arg(long, value_parser = positive::<usize>, default_value_t = 500)]
         games_per_shard: usize,
     },
+    /// Average checkpoints' weights (batch-norm statistics included) into one checkpoint in OUT: a stochastic
+    /// weight average. A run's late checkpoints wander around a minimum with the noise of each step, and their
+    /// mean sits nearer it (docs/BENCHMARKS.md). Its sidecar is the newest's, naming the checkpoints averaged;
+    /// play or export it as any checkpoint (`net:model=OUT`).
+    Average {
+        /// Checkpoints (`model-<step>.json` or `.bpk`) of one architecture, or run or models directories (their
+        /// newest --last).
+        #[arg(required = true)]
+        models: Vec<PathBuf>,
+        /// From each directory among MODELS, its newest this many checkpoints.
+        #[arg(long, value_parser = positive::<usize>, default_value_t = 8)]
+        last: usize,
+        /// A directory for the average (not a run's models: it would stand beside the checkpoints as trained).
+        #[arg(long)]
+        out: PathBuf,
+    },
     /// Export a model for other frontends: safetensors, ONNX, a model card, and example inputs and outputs.
     Export {
         /// A model (`RUN/models/model-<step>.json` or `.bpk`), or a run directory (its newest model).
@@ -529,6 +545,7 @@ fn main() -> Result<()> {
         Command::ImportWthor { files, run, games_per_shard } => {
             import_wthor::run(&files, &RunDir::new(run), games_per_shard)
         }
+        Command::Average { models, last, out } => average_models::run(&models, last, &out),
         Command::Export { model, out } => export_model::run(&model, &out),
         Command::Arena { out, agents, gauntlet, games, threads, games_from: m } => {
             let setup = m.setup(threads)?;

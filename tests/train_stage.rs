@@ -183,6 +183,39 @@ fn corrupt_shards_are_skipped_by_name_and_another_architecture_is_refused() {
     assert!(stderr.contains("model-000000010.bpk") && stderr.contains("1x8") && stderr.contains("2x8"), "{stderr}");
 }
 
+/// `average` writes the mean of a run's newest checkpoints as a checkpoint of its own that loads and plays,
+/// naming what it averaged, and refuses to write over a checkpoint as trained.
+#[test]
+fn the_average_of_a_runs_checkpoints_loads_and_leaves_them_alone() {
+    let scratch = imported_run("average");
+    let run = scratch.path();
+    assert!(train(run, 30).status.success());
+    let models = RunDir::new(run).models();
+    let out_dir = run.join("average");
+    let out =
+        bin().args(["average", "--out", out_dir.to_str().unwrap(), "--last", "2", run.to_str().unwrap()]).output();
+    let out = out.unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let average = out_dir.join("model-000000030.json");
+    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), average.to_str().unwrap());
+    let named = read_info(&average).unwrap().averaged_from;
+    assert_eq!(named.len(), 2);
+    assert!(named[0].ends_with("model-000000020.json") && named[1].ends_with("model-000000030.json"), "{named:?}");
+    let outputs = policy_outputs(&average);
+    for step in [20, 30] {
+        let trained = policy_outputs(&models.join(format!("model-{step:09}.json")));
+        assert!(trained.iter().zip(&outputs).any(|(a, b)| (a - b).abs() > 1e-4), "the average plays as step {step}");
+    }
+
+    let weights = models.join("model-000000030.bpk");
+    let before = std::fs::read(&weights).unwrap();
+    let out = bin().args(["average", "--out", models.to_str().unwrap(), run.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("a directory of its own"), "{stderr}");
+    assert_eq!(std::fs::read(&weights).unwrap(), before);
+    assert_eq!(othello_net::list_models(&models).len(), 3);
+}
+
 #[test]
 fn exports_agree_with_the_numpy_reference_and_onnxruntime() {
     let scratch = imported_run("export");

@@ -184,7 +184,7 @@ mod tests {
         let device = DeviceChoice::Flex.device().unwrap();
         let config = NetConfig::new(1, 8);
         let net = config.init_seeded(&device, 7);
-        let info = ModelInfo { architecture: config, step: 3, samples: 0, training: None };
+        let info = ModelInfo::untrained(config, 3);
         save_model(&RunDir::new(dir.path()).models(), &net, &info).unwrap();
         dir
     }

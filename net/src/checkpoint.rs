@@ -32,6 +32,17 @@ pub struct ModelInfo {
     /// What the trainer knew when it wrote the checkpoint (absent for a random initialisation).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub training: Option<TrainingInfo>,
+    /// For a weight average (`othello-zero average`): the checkpoints averaged, oldest first, as they were named;
+    /// the rest of the sidecar is the newest one's. Empty (absent) for a checkpoint as trained.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub averaged_from: Vec<String>,
+}
+
+impl ModelInfo {
+    /// The sidecar of a network the trainer did not write (a random initialisation, a test's): no training record.
+    pub fn untrained(architecture: NetConfig, step: u64) -> ModelInfo {
+        ModelInfo { architecture, step, samples: 0, training: None, averaged_from: Vec::new() }
+    }
 }
 
 /// The trainer's part of a sidecar.
@@ -141,7 +152,7 @@ pub fn list_models(dir: &Path) -> Vec<PathBuf> {
 pub fn resolve_model(model: &Path) -> Result<PathBuf, ModelError> {
     let err = |problem: String| ModelError { path: model.to_path_buf(), problem };
     if model.is_dir() {
-        let models = if newest_model(model).is_some() { model.to_path_buf() } else { RunDir::new(model).models() };
+        let models = models_dir(model);
         return newest_model(&models).ok_or_else(|| err(format!("no checkpoint in {}", models.display())));
     }
     let sidecar = model.with_extension("json");
@@ -149,6 +160,15 @@ pub fn resolve_model(model: &Path) -> Result<PathBuf, ModelError> {
         return Ok(sidecar);
     }
     Err(err("neither a checkpoint (model-*.json with its .bpk) nor a run directory".into()))
+}
+
+/// The directory of checkpoints `dir` names: itself where it holds one, else a run directory's `models`.
+pub fn models_dir(dir: &Path) -> PathBuf {
+    if newest_model(dir).is_some() {
+        dir.to_path_buf()
+    } else {
+        RunDir::new(dir).models()
+    }
 }
 
 /// The newest model (highest step) in `dir`, if any.
@@ -205,7 +225,7 @@ mod tests {
         let (config, net, device) = tiny();
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path().to_path_buf();
-        let info = ModelInfo { architecture: config.clone(), step: 5, samples: 0, training: None };
+        let info = ModelInfo::untrained(config.clone(), 5);
         let path = save_model(&dir, &net, &info).unwrap();
         assert_eq!(newest_model(&dir), Some(path.clone()));
         let (loaded, read) = load_model(&path, Some(&config), &device).unwrap();
@@ -233,7 +253,7 @@ mod tests {
         let net = wide.init_seeded(&device, 11);
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path().to_path_buf();
-        let info = ModelInfo { architecture: wide.clone(), step: 1, samples: 0, training: None };
+        let info = ModelInfo::untrained(wide.clone(), 1);
         let path = save_model(&dir, &net, &info).unwrap();
         let (loaded, _) = load_model(&path, Some(&wide), &device).unwrap();
         let rules = Rules::othello();

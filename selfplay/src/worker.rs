@@ -265,7 +265,7 @@ mod tests {
     /// Saves a 1x8 network initialised from `seed` as the run's checkpoint of `step`; returns its sidecar.
     fn save_test_model(opts: &WorkerOptions, step: u64, seed: u64) -> std::path::PathBuf {
         let net = NetConfig::new(1, 8).init_seeded(&burn::tensor::Device::flex(), seed);
-        let info = othello_net::ModelInfo { architecture: NetConfig::new(1, 8), step, samples: 0, training: None };
+        let info = othello_net::ModelInfo::untrained(NetConfig::new(1, 8), step);
         othello_net::save_model(&opts.run.models(), &net, &info).unwrap()
     }
 

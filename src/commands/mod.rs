@@ -2,6 +2,7 @@
 //! reports.
 
 pub mod arena;
+pub mod average_models;
 pub mod bench;
 pub mod engine_modes;
 pub mod export_model;

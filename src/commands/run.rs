@@ -266,8 +266,10 @@ fn warm_start(run: &RunDir, config: &RunConfig, source: &Path) -> Result<()> {
         written_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         run_seconds: Some(0),
     };
-    let info =
-        othello_net::ModelInfo { architecture: config.network.clone(), step: 0, samples: 0, training: Some(training) };
+    let info = othello_net::ModelInfo {
+        training: Some(training),
+        ..othello_net::ModelInfo::untrained(config.network.clone(), 0)
+    };
     othello_net::save_model(&run.models(), &net, &info)?;
     eprintln!("warm start: {} is step 0 of {}", source.display(), run.root().display());
     Ok(())
@@ -355,7 +357,7 @@ mod tests {
 
     /// Writes the sidecar of a checkpoint of `step`: all that `Status` reads of a checkpoint.
     fn checkpoint(run: &RunDir, step: u64) -> PathBuf {
-        let info = othello_net::ModelInfo { architecture: Default::default(), step, samples: 0, training: None };
+        let info = othello_net::ModelInfo::untrained(Default::default(), step);
         let path = run.models().join(format!("model-{step:09}.json"));
         std::fs::create_dir_all(run.models()).unwrap();
         std::fs::write(&path, serde_json::to_string(&info).unwrap()).unwrap();

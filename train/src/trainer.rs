@@ -296,6 +296,7 @@ impl Trainer {
                     .map_or(0, |d| d.as_secs()),
                 run_seconds: Some(self.run_clock.0 + self.run_clock.1.elapsed().as_secs()),
             }),
+            averaged_from: Vec::new(),
         };
         let sidecar = save_model(&models, &self.net.valid(), &info)?;
         self.prune_optimizer_states(&models);

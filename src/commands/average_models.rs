@@ -1,0 +1,48 @@
+//! `average`: the mean of several checkpoints' weights, written as one checkpoint.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{ensure, Context, Result};
+use othello_net::checkpoint::model_stem;
+use othello_net::{average_checkpoints, list_models, models_dir, read_info, resolve_model, save_model, DeviceChoice};
+
+pub fn run(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
+    let mut paths = Vec::new();
+    for model in models {
+        if model.is_dir() {
+            let all = list_models(&models_dir(model));
+            ensure!(!all.is_empty(), "{}: no checkpoint there", model.display());
+            paths.extend_from_slice(&all[all.len().saturating_sub(last)..]);
+        } else {
+            paths.push(resolve_model(model)?);
+        }
+    }
+    let mut by_step = Vec::with_capacity(paths.len());
+    for path in paths {
+        by_step.push((read_info(&path)?.step, path));
+    }
+    by_step.sort();
+    by_step.dedup();
+    let paths: Vec<PathBuf> = by_step.into_iter().map(|(_, p)| p).collect();
+    let (net, info) = average_checkpoints(&paths, &DeviceChoice::Flex.device()?)?;
+    // Never among checkpoints as trained (a run's models): self-play would take the average for the newest, or
+    // it would take a checkpoint's place.
+    let sidecar = out.join(format!("{}.json", model_stem(info.step)));
+    for existing in list_models(out) {
+        ensure!(
+            !read_info(&existing)?.averaged_from.is_empty() && existing != sidecar,
+            "{} exists: give the average a directory of its own",
+            existing.display()
+        );
+    }
+    let written =
+        save_model(out, &net, &info).with_context(|| format!("writing the average into {}", out.display()))?;
+    eprintln!(
+        "the mean of {} checkpoints ({} to {})",
+        paths.len(),
+        paths[0].display(),
+        paths[paths.len() - 1].display()
+    );
+    println!("{}", written.display());
+    Ok(())
+}
