@@ -213,7 +213,7 @@ fn the_average_of_a_runs_checkpoints_loads_and_leaves_them_alone() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("a directory of its own"), "{stderr}");
     assert_eq!(std::fs::read(&weights).unwrap(), before);
-    assert_eq!(othello_net::list_models(&models).len(), 3);
+    assert_eq!(othello_net::list_models(&models).len(), 4, "the initialisation and steps 10, 20, 30");
 }
 
 #[test]
@@ -278,7 +278,8 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
         serde_json::from_str(&std::fs::read_to_string(dir.eval().join("ratings.json")).unwrap()).unwrap();
     let players: Vec<&str> =
         ratings["ratings"].as_array().unwrap().iter().map(|r| r["player"].as_str().unwrap()).collect();
-    for step in [40, 80, 120] {
+    // The initialisation (step 0) too: the curve begins where learning does.
+    for step in [0, 40, 80, 120] {
         assert!(players.iter().any(|p| p.contains(&format!("model-{step:09}"))), "step {step} unrated: {players:?}");
     }
     assert!(players.contains(&"random") && players.contains(&"greedy"), "{players:?}");
@@ -288,8 +289,9 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let rows = ArenaDir::new(dir.eval()).read().unwrap();
     let by_key = rows.iter().map(|r| (r.key.as_str(), r)).collect();
     let met = |a: &str, b: &str| rows.iter().any(|r| (r.black == a && r.white == b) || (r.black == b && r.white == a));
-    let mut checkpoints: Vec<&str> =
-        [40, 80, 120].map(|step| *players.iter().find(|p| p.contains(&format!("model-{step:09}"))).unwrap()).to_vec();
+    let mut checkpoints: Vec<&str> = [0, 40, 80, 120]
+        .map(|step| *players.iter().find(|p| p.contains(&format!("model-{step:09}"))).unwrap())
+        .to_vec();
     checkpoints.sort_by_key(|c| rows.iter().position(|r| r.black == *c || r.white == *c));
     for (i, &checkpoint) in checkpoints.iter().enumerate() {
         assert!(i == 0 || met(checkpoint, checkpoints[i - 1]), "{checkpoint} and the checkpoint before it");
@@ -319,7 +321,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let aside = run.join("aside");
     std::fs::create_dir(&aside).unwrap();
     let older: Vec<String> =
-        [40, 80].iter().flat_map(|step| ["json", "bpk"].map(|ext| format!("model-{step:09}.{ext}"))).collect();
+        [0, 40, 80].iter().flat_map(|step| ["json", "bpk"].map(|ext| format!("model-{step:09}.{ext}"))).collect();
     for name in &older {
         std::fs::rename(dir.models().join(name), aside.join(name)).unwrap();
     }
@@ -337,8 +339,8 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let out =
         bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", gated.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let mut expected = "model-000000040.json".to_string();
-    for step in [80, 120] {
+    let mut expected = "model-000000000.json".to_string();
+    for step in [40, 80, 120] {
         let stem = format!("model-{step:09}");
         let Ok(text) = std::fs::read_to_string(dir.gate(&stem).join("sprt.json")) else {
             continue; // not newer than the best when its turn came

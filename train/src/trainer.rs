@@ -163,19 +163,23 @@ impl Trainer {
     pub fn run(&mut self, limit: Option<u64>, on_event: &mut dyn FnMut(Event)) -> Result<Stop, TrainError> {
         let config = self.opts.config.clone();
         let max_steps = limit.or((config.max_steps > 0).then_some(config.max_steps));
-        if let Some(from) = self.resumed_from.clone() {
-            on_event(Event::Resumed { step: self.step, from: &from });
+        match self.resumed_from.clone() {
+            Some(from) => on_event(Event::Resumed { step: self.step, from: &from }),
+            // A fresh run's first checkpoint is its initialisation, which self-play plays until the next: the
+            // evaluation rates it too, so that a run's ratings begin where its learning does.
+            None if self.step == 0 => self.checkpoint(None, on_event)?,
+            None => {}
         }
         let poll = Duration::from_secs_f64(config.poll_seconds.max(0.01));
         let mut last_look: Option<Instant> = None;
         let mut interval = Interval::default();
         loop {
             if max_steps.is_some_and(|m| self.step >= m) {
-                self.checkpoint(&interval.latest(), on_event)?;
+                self.checkpoint(Some(&interval.latest()), on_event)?;
                 return Ok(Stop::Steps);
             }
             if self.opts.deadline.is_some_and(|d| Instant::now() >= d) {
-                self.checkpoint(&interval.latest(), on_event)?;
+                self.checkpoint(Some(&interval.latest()), on_event)?;
                 return Ok(Stop::Deadline);
             }
             if last_look.is_none_or(|t| t.elapsed() >= poll) || !self.may_train() {
@@ -186,7 +190,7 @@ impl Trainer {
             }
             if !self.may_train() {
                 if self.opts.exit_when_starved {
-                    self.checkpoint(&interval.latest(), on_event)?;
+                    self.checkpoint(Some(&interval.latest()), on_event)?;
                     return Ok(Stop::Starved);
                 }
                 on_event(Event::Waiting { arrived: self.window.arrived(), needed: self.positions_needed() });
@@ -212,7 +216,7 @@ impl Trainer {
                 interval = Interval { last: line.figures, ..Default::default() };
             }
             if self.step.is_multiple_of(config.checkpoint_every) {
-                self.checkpoint(&interval.latest(), on_event)?;
+                self.checkpoint(Some(&interval.latest()), on_event)?;
             }
         }
     }
@@ -265,8 +269,9 @@ impl Trainer {
     }
 
     /// Writes the checkpoint of the current step (unless it exists): optimiser state, weights, then the sidecar
-    /// that makes the model visible. Then drops optimiser states beyond the configured number.
-    fn checkpoint(&mut self, figures: &StepFigures, on_event: &mut dyn FnMut(Event)) -> Result<(), TrainError> {
+    /// that makes the model visible, with the losses of the steps since the last log line (none before the first
+    /// step). Then drops optimiser states beyond the configured number.
+    fn checkpoint(&mut self, figures: Option<&StepFigures>, on_event: &mut dyn FnMut(Event)) -> Result<(), TrainError> {
         let models = self.opts.run.models();
         let stem = model_stem(self.step);
         if models.join(format!("{stem}.json")).exists() {
@@ -288,7 +293,7 @@ impl Trainer {
                 rules: self.opts.rules.to_string(),
                 positions_seen: self.window.arrived(),
                 window,
-                losses: figures.named().iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                losses: figures.iter().flat_map(|f| f.named()).map(|(k, v)| (k.to_string(), v)).collect(),
                 config_hash: self.opts.config_hash.clone(),
                 optimizer_state: Some(state_name),
                 written_at: std::time::SystemTime::now()
