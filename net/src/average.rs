@@ -2,7 +2,7 @@
 //! statistics) is the mean of several checkpoints' of one architecture, a stochastic weight average. The late
 //! checkpoints of a run wander around a minimum with the noise of each step; their mean sits nearer it.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor};
@@ -44,7 +44,7 @@ fn flatten(net: &Network) -> Vec<Tensor<1>> {
 
 /// `keep * average + (1 - keep) * other`, tensor by tensor; `None` when the two are not of one architecture
 /// (their tensors differ in number or in size). Both on one device, without autodiff (`Module::valid`).
-pub fn blend(average: Network, other: &Network, keep: f64) -> Option<Network> {
+fn blend(average: Network, other: &Network, keep: f64) -> Option<Network> {
     let others = flatten(other);
     let own = flatten(&average);
     let same = own.len() == others.len() && own.iter().zip(&others).all(|(a, b)| a.shape() == b.shape());
@@ -69,12 +69,8 @@ pub fn average_checkpoints(models: &[PathBuf], device: &Device) -> Result<(Netwo
         })?;
         info = newer;
     }
-    info.averaged_from = models.iter().map(|p| sidecar_name(p)).collect();
+    info.averaged_from = models.iter().map(|p| p.with_extension("json").display().to_string()).collect();
     Ok((average, info))
-}
-
-fn sidecar_name(path: &Path) -> String {
-    path.with_extension("json").display().to_string()
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@ pub mod predict;
 #[cfg(test)]
 mod testing;
 
-pub use average::{average_checkpoints, blend};
+pub use average::average_checkpoints;
 pub use checkpoint::{
     best_model, list_models, load_model, models_dir, newest_model, read_info, resolve_model, save_model,
     selfplay_model, set_best_model, ModelError, ModelInfo, TrainingInfo,

@@ -23,11 +23,11 @@ pub fn run(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
     }
     by_step.sort();
     by_step.dedup();
+    let newest = by_step.last().map_or(0, |(step, _)| *step);
     let paths: Vec<PathBuf> = by_step.into_iter().map(|(_, p)| p).collect();
-    let (net, info) = average_checkpoints(&paths, &DeviceChoice::Flex.device()?)?;
     // Never among checkpoints as trained (a run's models): self-play would take the average for the newest, or
-    // it would take a checkpoint's place.
-    let sidecar = out.join(format!("{}.json", model_stem(info.step)));
+    // it would take a checkpoint's place. Checked before the averaging, which loads every checkpoint.
+    let sidecar = out.join(format!("{}.json", model_stem(newest)));
     for existing in list_models(out) {
         ensure!(
             !read_info(&existing)?.averaged_from.is_empty() && existing != sidecar,
@@ -35,6 +35,7 @@ pub fn run(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
             existing.display()
         );
     }
+    let (net, info) = average_checkpoints(&paths, &DeviceChoice::Flex.device()?)?;
     let written =
         save_model(out, &net, &info).with_context(|| format!("writing the average into {}", out.display()))?;
     eprintln!(
