@@ -163,14 +163,15 @@ enum Command {
     },
     /// How often a player's moves in an arena directory's games (or a run's RUN/eval) were optimal: every position
     /// after the opening where it had a choice and at most MAX_EMPTIES empties, solved exactly; in all and by four
-    /// empties at a time.
+    /// empties at a time. Without --player, every player's: a table, DIR/optimal-moves.csv, and
+    /// DIR/optimal-moves.svg (a run's checkpoints against step, time and positions).
     OptimalMoves {
         /// An arena directory or a run directory.
         #[arg(long)]
         games: PathBuf,
-        /// The player's spec as the arena stored it (see `ratings`).
+        /// The player's spec as the arena stored it (see `ratings`); without it, every player.
         #[arg(long)]
-        player: String,
+        player: Option<String>,
         #[arg(long, default_value_t = 20)]
         max_empties: u32,
         /// Positions solved at a time, one thread each.
@@ -397,7 +398,8 @@ enum Command {
     /// before it and the fixed ladder, from the rung nearest that checkpoint's Elo up and down until it wins or loses
     /// every game of a pairing; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
     /// (Elo against training step, wall time and self-play positions) and the newest Elo in TensorBoard
-    /// (RUN/logs/eval). Unset flags come from the run config's [eval].
+    /// (RUN/logs/eval); with [eval] optimal_moves_empties, every player's moves against the solver at the end
+    /// (RUN/eval/optimal-moves.csv and .svg). Unset flags come from the run config's [eval].
     Evaluate {
         #[arg(long)]
         run: PathBuf,
@@ -515,7 +517,7 @@ fn main() -> Result<()> {
         }
         Command::Agreement { model, wthor, games } => oracle::agreement(&model, &wthor, games),
         Command::OptimalMoves { games, player, max_empties, threads } => {
-            oracle::optimal_moves(&arena::games_dir(&games), &player, max_empties, threads)
+            oracle::optimal_moves(&arena::games_dir(&games), player.as_deref(), max_empties, threads)
         }
         Command::Openings { rules, plies, max_value, depth, seconds, sample, out } => {
             openings::run(openings::OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &out })
@@ -578,6 +580,7 @@ fn main() -> Result<()> {
                 }),
                 setup,
                 watch,
+                optimal_moves_empties: eval.optimal_moves_empties,
             })
         }
         Command::Ratings { dirs, out, anchor, los } => {

@@ -313,6 +313,31 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(elo_points >= 3, "{elo_points} Elo points in RUN/logs/eval");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rank") && stdout.contains("Elo"), "the ratings table at the end: {stdout}");
+    // Every player's moves against the solver at the end (`optimal_moves_empties`): one line each, the rate inside
+    // its interval, the checkpoints drawn.
+    let csv = std::fs::read_to_string(dir.eval().join("optimal-moves.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().skip(1).collect();
+    assert_eq!(lines.len(), players.len(), "{csv}");
+    for player in &players {
+        let line = lines.iter().find(|l| {
+            l.starts_with(&format!("\"{}\",", player.replace('"', "\"\""))) || l.starts_with(&format!("{player},"))
+        });
+        let fields: Vec<f64> = line
+            .unwrap_or_else(|| panic!("{player} missing: {csv}"))
+            .rsplit(',')
+            .take(7)
+            .map(|f| f.parse().unwrap())
+            .collect();
+        // Reversed: mean loss interval, mean loss, result kept, high, low, optimal, moves.
+        let (moves, optimal, low, high, kept) = (fields[6], fields[5], fields[4], fields[3], fields[2]);
+        assert!(
+            moves >= 1.0 && low <= optimal && optimal <= high && optimal <= kept && kept <= 1.0,
+            "{player}: {fields:?}"
+        );
+    }
+    assert!(stdout.contains("against the solver"), "the optimal-move table at the end: {stdout}");
+    let svg = std::fs::read_to_string(dir.eval().join("optimal-moves.svg")).unwrap();
+    assert!(svg.contains("optimal moves (%) against training step") && svg.contains("perfect play"));
 
     // Gating: the first checkpoint is the first best, each later one is tested against the best of its moment,
     // and the best is the last one accepted, also where the newest checkpoint was rated first (as a watching

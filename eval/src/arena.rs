@@ -430,6 +430,16 @@ impl ArenaDir {
         self.dir.join("ratings.svg")
     }
 
+    /// Every player's moves against the solver (`optimal-moves` without a player).
+    pub fn optimal_moves_csv(&self) -> PathBuf {
+        self.dir.join("optimal-moves.csv")
+    }
+
+    /// The checkpoints' optimal-move rates against training step, time and positions.
+    pub fn optimal_moves_svg(&self) -> PathBuf {
+        self.dir.join("optimal-moves.svg")
+    }
+
     /// Writes `table` as `ratings.csv` and `ratings.json`, each atomically.
     pub fn write_ratings(&self, table: &RatingsTable) -> Result<(), ArenaError> {
         let json = serde_json::to_string_pretty(table).map_err(|e| self.ratings_problem(e.to_string()))? + "\n";
@@ -588,7 +598,7 @@ impl ArenaDir {
 }
 
 /// A CSV field, quoted when it holds a comma, a quote or a line break.
-fn quote_csv(field: &str) -> String {
+pub(crate) fn quote_csv(field: &str) -> String {
     if field.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", field.replace('"', "\"\"").replace(['\n', '\r'], " "))
     } else {
@@ -597,7 +607,7 @@ fn quote_csv(field: &str) -> String {
 }
 
 /// The fields of a CSV line (quotes as [`quote_csv`] writes them).
-fn split_csv(line: &str) -> Result<Vec<String>, String> {
+pub(crate) fn split_csv(line: &str) -> Result<Vec<String>, String> {
     let (mut fields, mut field, mut quoted, mut chars) = (vec![], String::new(), false, line.chars().peekable());
     while let Some(c) = chars.next() {
         match (c, quoted) {

@@ -2,7 +2,7 @@
 //! optimal and how many discs it gives away on average; and the same for the moves a player made in an arena's
 //! stored games.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::ops::RangeInclusive;
 
 use othello_core::ggf::parse_ggf;
@@ -102,10 +102,30 @@ pub enum OracleError {
     Solve(#[from] SolveError),
 }
 
-/// The exact value of every move in each game's current position, the games solved `threads` at a time;
-/// `on_solved` is called as each is done (for a progress bar).
-pub fn solve_all(games: &[Game], threads: usize, mut on_solved: impl FnMut()) -> Result<Vec<Solution>, SolveError> {
-    let jobs: Vec<_> = games.iter().map(|g| (g.rules, *g.position())).collect();
+/// The exact value of every move in each game's current position, each distinct position solved once, `threads`
+/// at a time; `on_solved` is called with the number of games each solve settles (for a progress bar over games).
+pub fn solve_all(
+    games: &[Game],
+    threads: usize,
+    mut on_solved: impl FnMut(usize),
+) -> Result<Vec<Solution>, SolveError> {
+    let mut index_of = HashMap::new();
+    let mut jobs = vec![];
+    let mut copies = vec![];
+    let job_of: Vec<usize> = games
+        .iter()
+        .map(|g| {
+            let job = (g.rules, *g.position());
+            *index_of.entry(job).or_insert_with(|| {
+                jobs.push(job);
+                copies.push(0);
+                jobs.len() - 1
+            })
+        })
+        .collect();
+    for &j in &job_of {
+        copies[j] += 1;
+    }
     let mut solutions = vec![None; jobs.len()];
     solve_many(
         &jobs,
@@ -115,11 +135,13 @@ pub fn solve_all(games: &[Game], threads: usize, mut on_solved: impl FnMut()) ->
         |_| {},
         |i, solution| {
             solutions[i] = Some(solution);
-            on_solved();
+            on_solved(copies[i]);
         },
     );
-    // The first error in game order wins.
-    solutions.into_iter().map(|s| s.expect("solve_many reports every position")).collect()
+    // The first error, in the order the games first reach their positions, wins.
+    let solutions: Vec<Solution> =
+        solutions.into_iter().map(|s| s.expect("solve_many reports every position")).collect::<Result<_, _>>()?;
+    Ok(job_of.into_iter().map(|j| solutions[j].clone()).collect())
 }
 
 /// Scores `agent`'s move in each game's current position against `solutions`, those positions' exact values of
@@ -141,13 +163,32 @@ pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -
 /// Where `player` (an agent spec as the arena stored it) moved in `arena`'s games after the opening, with a
 /// choice of moves and at most `max_empties` empties: each position with the move it played.
 pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<Vec<(Game, Move)>, ArenaError> {
-    let mut found = vec![];
+    Ok(moves_of_players(arena, max_empties, |p| p == player)?.remove(player).unwrap_or_default())
+}
+
+/// [`played_moves`] for every player of `arena`'s games, by player (players without such a move left out).
+pub fn played_moves_by_player(
+    arena: &ArenaDir,
+    max_empties: u32,
+) -> Result<BTreeMap<String, Vec<(Game, Move)>>, ArenaError> {
+    moves_of_players(arena, max_empties, |_| true)
+}
+
+/// The moves of the players `wanted` picks, each game record read once.
+fn moves_of_players(
+    arena: &ArenaDir,
+    max_empties: u32,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<BTreeMap<String, Vec<(Game, Move)>>, ArenaError> {
+    let mut found: BTreeMap<String, Vec<(Game, Move)>> = BTreeMap::new();
     for row in arena.read()? {
-        let colour = match player {
-            p if p == row.black => Color::Black,
-            p if p == row.white => Color::White,
-            _ => continue,
+        let player_of = |colour| match colour {
+            Color::Black => &row.black,
+            Color::White => &row.white,
         };
+        if !wanted(&row.black) && !wanted(&row.white) {
+            continue;
+        }
         let path = row.record.clone();
         let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
         let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
@@ -161,8 +202,9 @@ pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<
         for &mv in &full.moves()[opening.moves().len().min(full.moves().len())..] {
             let empties = full.rules.empties(game.position());
             let choice = matches!(game.status(), Status::Moves(m) if m.count() > 1);
-            if game.position().side == colour && choice && empties <= max_empties {
-                found.push((game.clone(), mv));
+            let player = player_of(game.position().side);
+            if choice && empties <= max_empties && wanted(player) {
+                found.entry(player.clone()).or_default().push((game.clone(), mv));
             }
             game.push(mv).map_err(|e| fail(format!("move {mv}: {e}")))?;
         }
@@ -177,6 +219,28 @@ pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OracleRe
         report.record(solution, *mv);
     }
     report
+}
+
+/// `optimal-moves.csv`: one line per player (spec, moves, the optimal-move rate with its 95% interval, the rate of
+/// moves that keep the result, the mean disc loss with its 95% half-width), in the order given.
+pub fn optimal_moves_csv(reports: &[(String, OracleReport)]) -> String {
+    let mut csv =
+        String::from("player,moves,optimal,optimal_low95,optimal_high95,result_kept,mean_loss,mean_loss_interval95\n");
+    for (player, r) in reports {
+        let (low, high) = r.optimal_interval();
+        csv.push_str(&format!(
+            "{},{},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3}\n",
+            crate::arena::quote_csv(player),
+            r.positions,
+            r.optimal_rate(),
+            low,
+            high,
+            r.result_kept_rate(),
+            r.mean_loss(),
+            r.mean_loss_half_width()
+        ));
+    }
+    csv
 }
 
 /// [`score_played`] in bands of `band` empties (1 to `band`, then `band` + 1 to 2 `band`, ...), the fewest empties
@@ -224,7 +288,7 @@ mod tests {
             let played = played_moves(&arena, player, max_empties).unwrap();
             assert!(played.iter().all(|(g, mv)| g.position().moves().count() > 1
                 && matches!(mv, Move::Play(sq) if g.position().moves().contains(*sq))));
-            let solutions = solve_all(&played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, || {}).unwrap();
+            let solutions = solve_all(&played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, |_| {}).unwrap();
             score_played(&played, &solutions)
         };
         let best = report(perfect, 16);
@@ -233,9 +297,28 @@ mod tests {
         assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");
         assert!(report("random", 6).positions < random.positions, "fewer positions with at most 6 empties");
         assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
+        // Every player's moves at once are each player's alone.
+        let every = played_moves_by_player(&arena, 16).unwrap();
+        assert_eq!(every.keys().collect::<Vec<_>>(), ["random", perfect]);
+        for (player, moves) in &every {
+            let alone = played_moves(&arena, player, 16).unwrap();
+            assert_eq!(moves.len(), alone.len());
+            assert!(moves.iter().zip(&alone).all(|(a, b)| a.0.position() == b.0.position() && a.1 == b.1));
+        }
+        // The same position met twice is solved once, and each game still gets its solution.
+        let positions: Vec<Game> = every.values().flatten().map(|(g, _)| g.clone()).collect();
+        let twice: Vec<Game> = positions.iter().chain(&positions).cloned().collect();
+        let mut settled = 0;
+        let solutions = solve_all(&twice, 2, |n| settled += n).unwrap();
+        assert_eq!(settled, twice.len());
+        for (game, solution) in twice.iter().zip(&solutions) {
+            let alone = solve_all(std::slice::from_ref(game), 1, |_| {}).unwrap();
+            assert_eq!((solution.score, &solution.move_scores), (alone[0].score, &alone[0].move_scores));
+        }
         // The bands partition the moves: their counts add up to the whole, each move in its own band.
         let random_played = played_moves(&arena, "random", 16).unwrap();
-        let solutions = solve_all(&random_played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, || {}).unwrap();
+        let solutions =
+            solve_all(&random_played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, |_| {}).unwrap();
         let whole = score_played(&random_played, &solutions);
         let bands = score_played_by_empties(&random_played, &solutions, 4);
         assert!(bands.len() >= 2, "{bands:?}");
@@ -250,12 +333,31 @@ mod tests {
         }
     }
 
+    /// One line per player in the order given, a spec with commas and quotes kept whole, the figures as the
+    /// report computes them.
+    #[test]
+    fn the_optimal_moves_table_holds_each_player() {
+        let report =
+            OracleReport { positions: 40, optimal: 30, result_kept: 36, total_loss: 50, total_squared_loss: 300 };
+        let spec = "net:model=\"r/models/model-000000250.json\",sims=8";
+        let csv = optimal_moves_csv(&[(spec.to_string(), report), ("random".to_string(), OracleReport::new())]);
+        let lines: Vec<Vec<String>> = csv.lines().map(|l| crate::arena::split_csv(l).unwrap()).collect();
+        assert_eq!(lines.len(), 3);
+        assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{csv}");
+        assert_eq!(lines[0][0..3], ["player", "moves", "optimal"]);
+        let (low, high) = report.optimal_interval();
+        let figures: Vec<f64> = lines[1][1..].iter().map(|f| f.parse().unwrap()).collect();
+        assert_eq!(lines[1][0], spec);
+        assert_eq!(figures[..6], [40.0, 0.75, (low * 1e4).round() / 1e4, (high * 1e4).round() / 1e4, 0.9, 1.25]);
+        assert_eq!((lines[2][0].as_str(), lines[2][1].as_str()), ("random", "0"));
+    }
+
     #[test]
     fn the_oracle_separates_perfect_greedy_and_random_play() {
         let positions = oracle_positions(&wthor_games(), 12, 150, 1);
         assert_eq!(positions.len(), 150);
         assert!(positions.iter().all(|g| 64 - g.position().occupied().count() == 12));
-        let solutions = solve_all(&positions, 2, || {}).unwrap();
+        let solutions = solve_all(&positions, 2, |_| {}).unwrap();
         let perfect = evaluate(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &solutions).unwrap();
         assert_eq!((perfect.optimal, perfect.result_kept, perfect.total_loss), (150, 150, 0), "the solver's moves");
         let random = evaluate(&mut RandomAgent::new(2), &positions, &solutions).unwrap();

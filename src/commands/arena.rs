@@ -15,7 +15,7 @@ use othello_eval::arena::{
 };
 use othello_eval::openings::OpeningSource;
 use othello_eval::ratings::{fit, Ratings};
-use othello_eval::ratings_plot::{curves_from, plot_ratings};
+use othello_eval::ratings_plot::{curves_from, plot_curves};
 use othello_eval::sprt::{Decision, Sprt};
 
 /// How the games of a match are set up and run.
@@ -160,6 +160,8 @@ pub struct EvaluateOptions<'a> {
     /// Keep watching RUN/models and rate each new checkpoint as it appears (until killed): the newest first, and
     /// one every-th checkpoint not begun a pass.
     pub watch: bool,
+    /// Not watching, at the end: every player's moves with at most this many empties against the solver; 0: none.
+    pub optimal_moves_empties: u32,
 }
 
 /// How often a watching evaluation looks for new checkpoints.
@@ -247,6 +249,9 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             elo_log.write(&ratings(&[run.eval()], &run.eval(), None, false)?)?;
         }
         if !o.watch {
+            if o.optimal_moves_empties > 0 {
+                super::oracle::optimal_moves(&run.eval(), None, o.optimal_moves_empties, o.setup.threads)?;
+            }
             return Ok(());
         }
     }
@@ -441,7 +446,7 @@ impl EloLog {
                 Some(w) => w,
                 None => self.writer.insert(othello_train::log::EventWriter::create(&self.dir)?),
             };
-            writer.scalars(&[("elo", p.elo as f32), ("elo_interval95", p.interval95 as f32)], p.step)?;
+            writer.scalars(&[("elo", p.value as f32), ("elo_interval95", (p.high - p.value) as f32)], p.step)?;
             self.logged_step = Some(p.step);
         }
         Ok(())
@@ -486,7 +491,7 @@ pub fn ratings(dirs: &[PathBuf], out: &Path, anchor: Option<(&str, f64)>, los_ma
     let (curves, fixed) = curves_from(&fit);
     if !curves.is_empty() {
         let svg = arena.ratings_svg();
-        plot_ratings(&curves, &fixed, &svg).map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
+        plot_curves(&curves, &fixed, "Elo", &svg).map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
         eprintln!("Elo of the checkpoints drawn in {}", svg.display());
     }
     Ok(fit)

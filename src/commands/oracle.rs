@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use crate::input::read_wthor_games;
@@ -20,10 +20,29 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
 }
 
 /// `optimal-moves`: how often `player`'s moves in an arena directory's games were optimal, in all and by four
-/// empties at a time.
-pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize) -> Result<()> {
-    use othello_eval::endgame_oracle::{played_moves, score_played, score_played_by_empties};
-    let played = played_moves(&othello_eval::arena::ArenaDir::new(dir), player, max_empties)?;
+/// empties at a time; without a player, every player's (a table, `optimal-moves.csv`, and `optimal-moves.svg`
+/// when the directory's players include checkpoints of training runs).
+pub fn optimal_moves(dir: &Path, player: Option<&str>, max_empties: u32, threads: usize) -> Result<()> {
+    use othello_eval::endgame_oracle::{played_moves, played_moves_by_player, score_played, score_played_by_empties};
+    let arena = othello_eval::arena::ArenaDir::new(dir);
+    let Some(player) = player else {
+        let by_player = played_moves_by_player(&arena, max_empties)?;
+        anyhow::ensure!(
+            !by_player.is_empty(),
+            "{}: no move with a choice and at most {max_empties} empties",
+            dir.display()
+        );
+        let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
+        let solutions = solve_with_progress(&positions, threads)?;
+        let mut reports = vec![];
+        let mut start = 0;
+        for (player, played) in by_player {
+            reports.push((player, score_played(&played, &solutions[start..start + played.len()])));
+            start += played.len();
+        }
+        return report_every_player(&arena, reports, max_empties);
+    };
+    let played = played_moves(&arena, player, max_empties)?;
     anyhow::ensure!(
         !played.is_empty(),
         "{}: no move of '{player}' with a choice and at most {max_empties} empties",
@@ -40,13 +59,66 @@ pub fn optimal_moves(dir: &Path, player: &str, max_empties: u32, threads: usize)
     Ok(())
 }
 
+/// Prints every player's record, best first, and stores it in the directory: `optimal-moves.csv`, and the
+/// checkpoints' rates drawn in `optimal-moves.svg`.
+fn report_every_player(
+    arena: &othello_eval::arena::ArenaDir,
+    mut reports: Vec<(String, othello_eval::OracleReport)>,
+    max_empties: u32,
+) -> Result<()> {
+    use othello_eval::ratings_plot::{curves_of, plot_curves};
+    reports.sort_by(|a, b| b.1.optimal_rate().total_cmp(&a.1.optimal_rate()));
+    let width = reports.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6);
+    println!("moves with a choice and at most {max_empties} empties, against the solver:");
+    println!(
+        "{:<width$}  {:>6}  {:>8}  {:>11}  {:>11}  {:>9}",
+        "player", "moves", "optimal", "95%", "result kept", "mean loss"
+    );
+    for (player, r) in &reports {
+        let (low, high) = r.optimal_interval();
+        println!(
+            "{player:<width$}  {:>6}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
+            r.positions,
+            100.0 * r.optimal_rate(),
+            100.0 * low,
+            100.0 * high,
+            100.0 * r.result_kept_rate(),
+            r.mean_loss()
+        );
+    }
+    let csv = arena.optimal_moves_csv();
+    othello_run::write_atomic(&csv, othello_eval::endgame_oracle::optimal_moves_csv(&reports).as_bytes())
+        .with_context(|| format!("writing {}", csv.display()))?;
+    let (curves, mut fixed) = curves_of(reports.iter().map(|(player, r)| {
+        let (low, high) = r.optimal_interval();
+        (player.clone(), 100.0 * r.optimal_rate(), 100.0 * low, 100.0 * high)
+    }));
+    if curves.is_empty() {
+        eprintln!("every player's record in {}", csv.display());
+        return Ok(());
+    }
+    fixed.push(("perfect play".to_string(), 100.0));
+    let svg = arena.optimal_moves_svg();
+    plot_curves(&curves, &fixed, "optimal moves (%)", &svg).map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
+    eprintln!("every player's record in {}, the checkpoints' drawn in {}", csv.display(), svg.display());
+    Ok(())
+}
+
 /// Every move of each position solved exactly, `threads` positions at a time, with a progress bar.
 fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Result<Vec<othello_core::solve::Solution>> {
     let bar = ProgressBar::new(positions.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} positions solved  ETA {eta}").expect("a valid template"),
     );
-    let solutions = othello_eval::endgame_oracle::solve_all(positions, threads, || bar.inc(1))?;
+    // Without a terminal the bar is hidden: a line before and after instead.
+    let started = std::time::Instant::now();
+    if bar.is_hidden() {
+        eprintln!("solving {} positions on {threads} thread{}", positions.len(), if threads == 1 { "" } else { "s" });
+    }
+    let solutions = othello_eval::endgame_oracle::solve_all(positions, threads, |settled| bar.inc(settled as u64))?;
     bar.finish_and_clear();
+    if bar.is_hidden() {
+        eprintln!("solved in {:.1} s", started.elapsed().as_secs_f64());
+    }
     Ok(solutions)
 }
 

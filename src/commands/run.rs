@@ -227,8 +227,9 @@ pub fn run(o: RunOptions) -> Result<()> {
         bail!("the final evaluation failed: {status}");
     }
     eprintln!(
-        "models in {}, evaluation games and ratings.svg in {}, logs in {} (tensorboard --logdir {})",
+        "models in {}, evaluation games and ratings.svg{} in {}, logs in {} (tensorboard --logdir {})",
         run.models().display(),
+        if config.eval.optimal_moves_empties > 0 { " (Elo), optimal-moves.svg (moves against the solver)" } else { "" },
         run.eval().display(),
         logs.display(),
         logs.display()
