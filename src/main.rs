@@ -163,15 +163,19 @@ enum Command {
     },
     /// How often a player's moves in an arena directory's games (or a run's RUN/eval) were optimal: every position
     /// after the opening where it had a choice and at most MAX_EMPTIES empties, solved exactly; in all and by four
-    /// empties at a time. Without --player, every player's: a table, DIR/optimal-moves.csv, and
-    /// DIR/optimal-moves.svg (a run's checkpoints against step, time and positions).
+    /// empties at a time. Without --player, every player's: a table, OUT/optimal-moves.csv, and
+    /// OUT/optimal-moves.svg (the runs' checkpoints against step, time and positions, several runs on one picture).
     OptimalMoves {
-        /// An arena directory or a run directory.
-        #[arg(long)]
-        games: PathBuf,
+        /// Arena directories or run directories (a game stored by two counts once).
+        #[arg(long, required = true, num_args = 1..)]
+        games: Vec<PathBuf>,
         /// The player's spec as the arena stored it (see `ratings`); without it, every player.
         #[arg(long)]
         player: Option<String>,
+        /// Where the table and the picture go (default: the games' directory for one, else
+        /// ./optimal-moves-comparison).
+        #[arg(long)]
+        out: Option<PathBuf>,
         #[arg(long, default_value_t = 20)]
         max_empties: u32,
         /// Positions solved at a time, one thread each.
@@ -516,8 +520,9 @@ fn main() -> Result<()> {
             oracle::run(&agent, empties, positions, &wthor, seed, threads)
         }
         Command::Agreement { model, wthor, games } => oracle::agreement(&model, &wthor, games),
-        Command::OptimalMoves { games, player, max_empties, threads } => {
-            oracle::optimal_moves(&arena::games_dir(&games), player.as_deref(), max_empties, threads)
+        Command::OptimalMoves { games, player, out, max_empties, threads } => {
+            let out = arena::output_dir(out, &games, "optimal-moves-comparison");
+            oracle::optimal_moves(&games, &out, player.as_deref(), max_empties, threads)
         }
         Command::Openings { rules, plies, max_value, depth, seconds, sample, out } => {
             openings::run(openings::OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &out })
@@ -593,11 +598,7 @@ fn main() -> Result<()> {
                 }
                 None => None,
             };
-            let out = match (out, dirs.as_slice()) {
-                (Some(out), _) => out,
-                (None, [dir]) => arena::games_dir(dir),
-                (None, _) => PathBuf::from("ratings-comparison"),
-            };
+            let out = arena::output_dir(out, &dirs, "ratings-comparison");
             arena::ratings(&dirs, &out, anchor, los).map(drop)
         }
         Command::Sprt { out, candidate, baseline, elo0, elo1, alpha, beta, games_from: m, max_pairs } => {

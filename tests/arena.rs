@@ -105,6 +105,48 @@ fn ratings_of_several_directories_are_those_of_their_games_together() {
     assert_eq!(together["ratings"][0]["player"], "positional:depth=2");
 }
 
+/// `optimal-moves` without a player: every player's moves against the solver, several directories' games
+/// together (a game both stored counts once), the perfect player at 100% and the rest below.
+#[test]
+fn optimal_moves_of_several_directories_count_each_game_once() {
+    let scratch = [temp_run("optimal-a"), temp_run("optimal-b"), temp_run("optimal-together")];
+    let [a, b, together] = scratch.each_ref().map(|d| d.path());
+    let perfect = "random+endgame16";
+    let on_4x4 = |dir: &Path, agents: &[&str]| {
+        let out = arena(dir, agents, "10").args(["--rules", "othello,4x4"]).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    on_4x4(a, &["random", perfect]);
+    // B repeats A's pairing (the same seed: the same games) and adds greedy.
+    on_4x4(b, &["random", perfect, "greedy"]);
+    let optimal_moves = |dirs: &[&Path], out: &Path| -> Vec<(String, f64, f64, f64)> {
+        let mut cmd = bin();
+        cmd.args(["optimal-moves", "--max-empties", "16", "--threads", "2", "--out", out.to_str().unwrap(), "--games"]);
+        let output = cmd.args(dirs).output().unwrap();
+        assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+        let csv = std::fs::read_to_string(out.join("optimal-moves.csv")).unwrap();
+        // player, moves, optimal, low, high, result kept, mean loss, its interval: no spec here has a comma.
+        csv.lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[0].to_string(), f[1].parse().unwrap(), f[2].parse().unwrap(), f[6].parse().unwrap())
+            })
+            .collect()
+    };
+    let only_a = optimal_moves(&[a], a);
+    let both = optimal_moves(&[a, b], together);
+    // A's games are B's too: together they are B's alone, each game once.
+    assert_eq!(both, optimal_moves(&[b], b));
+    // Best first: the perfect player, every move the solver's, then the other two below it.
+    let players: HashSet<&str> = both.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!((both[0].0.as_str(), players), (perfect, HashSet::from([perfect, "greedy", "random"])));
+    for rows in [&only_a, &both] {
+        assert_eq!((rows[0].2, rows[0].3), (1.0, 0.0), "{rows:?}");
+        assert!(rows[1..].iter().all(|r| r.1 > 0.0 && r.2 < 1.0 && r.3 > 0.0), "{rows:?}");
+    }
+}
+
 #[test]
 fn bad_agent_specs_and_anchors_are_refused_by_name() {
     let scratch = temp_run("arena-bad");

@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use crate::agent::{Agent, AgentError};
-use crate::arena::{ArenaDir, ArenaError};
+use crate::arena::{ArenaError, ResultRow};
 
 /// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
 /// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
@@ -160,35 +160,19 @@ pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -
     Ok(report)
 }
 
-/// Where `player` (an agent spec as the arena stored it) moved in `arena`'s games after the opening, with a
-/// choice of moves and at most `max_empties` empties: each position with the move it played.
-pub fn played_moves(arena: &ArenaDir, player: &str, max_empties: u32) -> Result<Vec<(Game, Move)>, ArenaError> {
-    Ok(moves_of_players(arena, max_empties, |p| p == player)?.remove(player).unwrap_or_default())
-}
-
-/// [`played_moves`] for every player of `arena`'s games, by player (players without such a move left out).
+/// Where each player (an agent spec as the arena stored it) moved in the games `rows` (an arena's stored rows, or
+/// several arenas') after the opening, with a choice of moves and at most `max_empties` empties: each position with
+/// the move played, by player (players without such a move left out).
 pub fn played_moves_by_player(
-    arena: &ArenaDir,
+    rows: &[ResultRow],
     max_empties: u32,
-) -> Result<BTreeMap<String, Vec<(Game, Move)>>, ArenaError> {
-    moves_of_players(arena, max_empties, |_| true)
-}
-
-/// The moves of the players `wanted` picks, each game record read once.
-fn moves_of_players(
-    arena: &ArenaDir,
-    max_empties: u32,
-    wanted: impl Fn(&str) -> bool,
 ) -> Result<BTreeMap<String, Vec<(Game, Move)>>, ArenaError> {
     let mut found: BTreeMap<String, Vec<(Game, Move)>> = BTreeMap::new();
-    for row in arena.read()? {
+    for row in rows {
         let player_of = |colour| match colour {
             Color::Black => &row.black,
             Color::White => &row.white,
         };
-        if !wanted(&row.black) && !wanted(&row.white) {
-            continue;
-        }
         let path = row.record.clone();
         let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
         let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
@@ -203,7 +187,7 @@ fn moves_of_players(
             let empties = full.rules.empties(game.position());
             let choice = matches!(game.status(), Status::Moves(m) if m.count() > 1);
             let player = player_of(game.position().side);
-            if choice && empties <= max_empties && wanted(player) {
+            if choice && empties <= max_empties {
                 found.entry(player.clone()).or_default().push((game.clone(), mv));
             }
             game.push(mv).map_err(|e| fail(format!("move {mv}: {e}")))?;
@@ -212,7 +196,7 @@ fn moves_of_players(
     Ok(found)
 }
 
-/// Scores moves already played (from [`played_moves`]) against `solutions`, their positions' exact values.
+/// Scores moves already played (from [`played_moves_by_player`]) against `solutions`, their positions' exact values.
 pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OracleReport {
     let mut report = OracleReport::new();
     for ((_, mv), solution) in played.iter().zip(solutions) {
@@ -275,7 +259,7 @@ mod tests {
     /// and only the moves after the opening, by the player asked about, with a choice, are counted.
     #[test]
     fn played_moves_are_scored_against_the_solver() {
-        use crate::arena::{opening, play, schedule};
+        use crate::arena::{opening, play, schedule, ArenaDir};
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path().to_path_buf();
         let arena = ArenaDir::new(&dir);
@@ -284,8 +268,12 @@ mod tests {
         for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
             arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5).unwrap()).unwrap();
         }
+        let rows = arena.read().unwrap();
+        let played_moves = |player: &str, max_empties: u32| {
+            played_moves_by_player(&rows, max_empties).unwrap().remove(player).unwrap_or_default()
+        };
         let report = |player: &str, max_empties: u32| {
-            let played = played_moves(&arena, player, max_empties).unwrap();
+            let played = played_moves(player, max_empties);
             assert!(played.iter().all(|(g, mv)| g.position().moves().count() > 1
                 && matches!(mv, Move::Play(sq) if g.position().moves().contains(*sq))));
             let solutions = solve_all(&played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, |_| {}).unwrap();
@@ -297,14 +285,23 @@ mod tests {
         assert!(random.positions >= 10 && random.optimal < random.positions, "{random:?}");
         assert!(report("random", 6).positions < random.positions, "fewer positions with at most 6 empties");
         assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
-        // Every player's moves at once are each player's alone.
-        let every = played_moves_by_player(&arena, 16).unwrap();
+        // The two players' moves are every move after the opening that had a choice (at most 16 empties: all).
+        let every = played_moves_by_player(&rows, 16).unwrap();
         assert_eq!(every.keys().collect::<Vec<_>>(), ["random", perfect]);
-        for (player, moves) in &every {
-            let alone = played_moves(&arena, player, 16).unwrap();
-            assert_eq!(moves.len(), alone.len());
-            assert!(moves.iter().zip(&alone).all(|(a, b)| a.0.position() == b.0.position() && a.1 == b.1));
-        }
+        let with_choice: usize = rows
+            .iter()
+            .map(|row| {
+                let text = std::fs::read_to_string(&row.record).unwrap();
+                let full = parse_ggf(&text).remove(0).unwrap().replay().unwrap();
+                let skip = parse_transcript(&row.opening).unwrap().len();
+                (skip..full.moves().len())
+                    .filter(|&i| {
+                        rules.legal_moves(Game::replay(rules, &full.moves()[..i]).unwrap().position()).count() > 1
+                    })
+                    .count()
+            })
+            .sum();
+        assert_eq!(every.values().map(Vec::len).sum::<usize>(), with_choice);
         // The same position met twice is solved once, and each game still gets its solution.
         let positions: Vec<Game> = every.values().flatten().map(|(g, _)| g.clone()).collect();
         let twice: Vec<Game> = positions.iter().chain(&positions).cloned().collect();
@@ -316,7 +313,7 @@ mod tests {
             assert_eq!((solution.score, &solution.move_scores), (alone[0].score, &alone[0].move_scores));
         }
         // The bands partition the moves: their counts add up to the whole, each move in its own band.
-        let random_played = played_moves(&arena, "random", 16).unwrap();
+        let random_played = played_moves("random", 16);
         let solutions =
             solve_all(&random_played.iter().map(|(g, _)| g.clone()).collect::<Vec<_>>(), 2, |_| {}).unwrap();
         let whole = score_played(&random_played, &solutions);

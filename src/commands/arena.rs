@@ -250,7 +250,8 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         if !o.watch {
             if o.optimal_moves_empties > 0 {
-                super::oracle::optimal_moves(&run.eval(), None, o.optimal_moves_empties, o.setup.threads)?;
+                let eval = [run.eval()];
+                super::oracle::optimal_moves(&eval, &run.eval(), None, o.optimal_moves_empties, o.setup.threads)?;
             }
             return Ok(());
         }
@@ -463,17 +464,33 @@ pub fn games_dir(dir: &Path) -> PathBuf {
     }
 }
 
-/// Fits, prints and stores (in `out`) the ratings of the games in `dirs` (arena directories or runs), together:
-/// runs evaluated on the same fixed ladder are rated on one scale. The anchor (a player and its Elo) as given,
-/// else [`default_anchor`] at 0. A game stored by two runs (the same key: players, opening and colours, as the
-/// fixed ladder's round robin is) counts once.
-pub fn ratings(dirs: &[PathBuf], out: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Result<Ratings> {
+/// Where a measure of the games of `dirs` goes: `out` if given, else the games' directory for one, else
+/// `comparison` (a directory of its own for several).
+pub fn output_dir(out: Option<PathBuf>, dirs: &[PathBuf], comparison: &str) -> PathBuf {
+    match (out, dirs) {
+        (Some(out), _) => out,
+        (None, [dir]) => games_dir(dir),
+        (None, _) => PathBuf::from(comparison),
+    }
+}
+
+/// The stored games of `dirs` (arena directories or runs), a game stored by two of them (the same key: players,
+/// opening and colours, as the fixed ladder's round robin is) once.
+pub fn rows_of(dirs: &[PathBuf]) -> Result<Vec<ResultRow>> {
     let mut rows = Vec::new();
     let mut keys = std::collections::HashSet::new();
     for dir in dirs {
         let games = ArenaDir::new(games_dir(dir));
         rows.extend(games.read()?.into_iter().filter(|r| keys.insert(r.key.clone())));
     }
+    Ok(rows)
+}
+
+/// Fits, prints and stores (in `out`) the ratings of the games in `dirs` (arena directories or runs), together:
+/// runs evaluated on the same fixed ladder are rated on one scale. The anchor (a player and its Elo) as given,
+/// else [`default_anchor`] at 0. A game stored by two runs counts once ([`rows_of`]).
+pub fn ratings(dirs: &[PathBuf], out: &Path, anchor: Option<(&str, f64)>, los_matrix: bool) -> Result<Ratings> {
+    let rows = rows_of(dirs)?;
     let arena = ArenaDir::new(out);
     let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
     let names = || dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");

@@ -19,19 +19,21 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
     Ok(())
 }
 
-/// `optimal-moves`: how often `player`'s moves in an arena directory's games were optimal, in all and by four
-/// empties at a time; without a player, every player's (a table, `optimal-moves.csv`, and `optimal-moves.svg`
-/// when the directory's players include checkpoints of training runs).
-pub fn optimal_moves(dir: &Path, player: Option<&str>, max_empties: u32, threads: usize) -> Result<()> {
-    use othello_eval::endgame_oracle::{played_moves, played_moves_by_player, score_played, score_played_by_empties};
-    let arena = othello_eval::arena::ArenaDir::new(dir);
+/// `optimal-moves`: how often `player`'s moves in the games of `dirs` (arena directories or runs) were optimal, in
+/// all and by four empties at a time; without a player, every player's: a table, and in `out` `optimal-moves.csv`
+/// and, when the players include checkpoints of training runs, `optimal-moves.svg` (several runs on one picture).
+pub fn optimal_moves(
+    dirs: &[PathBuf],
+    out: &Path,
+    player: Option<&str>,
+    max_empties: u32,
+    threads: usize,
+) -> Result<()> {
+    use othello_eval::endgame_oracle::{played_moves_by_player, score_played, score_played_by_empties};
+    let mut by_player = played_moves_by_player(&super::arena::rows_of(dirs)?, max_empties)?;
+    let names = || dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
     let Some(player) = player else {
-        let by_player = played_moves_by_player(&arena, max_empties)?;
-        anyhow::ensure!(
-            !by_player.is_empty(),
-            "{}: no move with a choice and at most {max_empties} empties",
-            dir.display()
-        );
+        anyhow::ensure!(!by_player.is_empty(), "{}: no move with a choice and at most {max_empties} empties", names());
         let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
         let solutions = solve_with_progress(&positions, threads)?;
         let mut reports = vec![];
@@ -40,13 +42,13 @@ pub fn optimal_moves(dir: &Path, player: Option<&str>, max_empties: u32, threads
             reports.push((player, score_played(&played, &solutions[start..start + played.len()])));
             start += played.len();
         }
-        return report_every_player(&arena, reports, max_empties);
+        return report_every_player(out, reports, max_empties);
     };
-    let played = played_moves(&arena, player, max_empties)?;
+    let played = by_player.remove(player).unwrap_or_default();
     anyhow::ensure!(
         !played.is_empty(),
         "{}: no move of '{player}' with a choice and at most {max_empties} empties",
-        dir.display()
+        names()
     );
     let positions: Vec<_> = played.iter().map(|(game, _)| game.clone()).collect();
     let solutions = solve_with_progress(&positions, threads)?;
@@ -59,10 +61,10 @@ pub fn optimal_moves(dir: &Path, player: Option<&str>, max_empties: u32, threads
     Ok(())
 }
 
-/// Prints every player's record, best first, and stores it in the directory: `optimal-moves.csv`, and the
-/// checkpoints' rates drawn in `optimal-moves.svg`.
+/// Prints every player's record, best first, and stores it in `out`: `optimal-moves.csv`, and the checkpoints'
+/// rates drawn in `optimal-moves.svg`.
 fn report_every_player(
-    arena: &othello_eval::arena::ArenaDir,
+    out: &Path,
     mut reports: Vec<(String, othello_eval::OracleReport)>,
     max_empties: u32,
 ) -> Result<()> {
@@ -86,6 +88,8 @@ fn report_every_player(
             r.mean_loss()
         );
     }
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let arena = othello_eval::arena::ArenaDir::new(out);
     let csv = arena.optimal_moves_csv();
     othello_run::write_atomic(&csv, othello_eval::endgame_oracle::optimal_moves_csv(&reports).as_bytes())
         .with_context(|| format!("writing {}", csv.display()))?;
