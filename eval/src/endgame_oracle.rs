@@ -116,16 +116,15 @@ pub fn solve_all(
         .iter()
         .map(|g| {
             let job = (g.rules, *g.position());
-            *index_of.entry(job).or_insert_with(|| {
+            let j = *index_of.entry(job).or_insert_with(|| {
                 jobs.push(job);
                 copies.push(0);
                 jobs.len() - 1
-            })
+            });
+            copies[j] += 1;
+            j
         })
         .collect();
-    for &j in &job_of {
-        copies[j] += 1;
-    }
     let mut solutions = vec![None; jobs.len()];
     solve_many(
         &jobs,
@@ -169,10 +168,6 @@ pub fn played_moves_by_player(
 ) -> Result<BTreeMap<String, Vec<(Game, Move)>>, ArenaError> {
     let mut found: BTreeMap<String, Vec<(Game, Move)>> = BTreeMap::new();
     for row in rows {
-        let player_of = |colour| match colour {
-            Color::Black => &row.black,
-            Color::White => &row.white,
-        };
         let path = row.record.clone();
         let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
         let text = std::fs::read_to_string(&path).map_err(|e| fail(e.to_string()))?;
@@ -186,8 +181,8 @@ pub fn played_moves_by_player(
         for &mv in &full.moves()[opening.moves().len().min(full.moves().len())..] {
             let empties = full.rules.empties(game.position());
             let choice = matches!(game.status(), Status::Moves(m) if m.count() > 1);
-            let player = player_of(game.position().side);
             if choice && empties <= max_empties {
+                let player = if game.position().side == Color::Black { &row.black } else { &row.white };
                 found.entry(player.clone()).or_default().push((game.clone(), mv));
             }
             game.push(mv).map_err(|e| fail(format!("move {mv}: {e}")))?;
