@@ -176,6 +176,11 @@ enum Command {
         /// ./optimal-moves-comparison).
         #[arg(long)]
         out: Option<PathBuf>,
+        /// Instead of each player's own moves, one set of N positions for all: drawn (seeded) from the games
+        /// between players without a model (a run's fixed ladder), each player asked for its move in each. Runs
+        /// rated on one ladder share these positions, whatever their checkpoints met.
+        #[arg(long, value_parser = positive::<usize>)]
+        fixed_positions: Option<usize>,
         #[arg(long, default_value_t = 20)]
         max_empties: u32,
         /// Positions solved at a time, one thread each.
@@ -520,9 +525,16 @@ fn main() -> Result<()> {
             oracle::run(&agent, empties, positions, &wthor, seed, threads)
         }
         Command::Agreement { model, wthor, games } => oracle::agreement(&model, &wthor, games),
-        Command::OptimalMoves { games, player, out, max_empties, threads } => {
+        Command::OptimalMoves { games, player, out, fixed_positions, max_empties, threads } => {
             let out = arena::output_dir(out, &games, "optimal-moves-comparison");
-            oracle::optimal_moves(&games, &out, player.as_deref(), max_empties, threads)
+            oracle::optimal_moves(oracle::OptimalMovesOptions {
+                dirs: &games,
+                out: &out,
+                player: player.as_deref(),
+                max_empties,
+                fixed_positions,
+                threads,
+            })
         }
         Command::Openings { rules, plies, max_value, depth, seconds, sample, out } => {
             openings::run(openings::OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &out })
@@ -586,6 +598,7 @@ fn main() -> Result<()> {
                 setup,
                 watch,
                 optimal_moves_empties: eval.optimal_moves_empties,
+                optimal_moves_positions: (eval.optimal_moves_positions > 0).then_some(eval.optimal_moves_positions),
             })
         }
         Command::Ratings { dirs, out, anchor, los } => {

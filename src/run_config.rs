@@ -55,9 +55,12 @@ pub struct EvalConfig {
     pub nice: u8,
     /// Rate every N-th checkpoint (and the newest).
     pub every: usize,
-    /// At the end of an evaluation (not while watching): every player's moves in the evaluation's games with at
-    /// most this many empties, against the solver (RUN/eval/optimal-moves.csv and .svg); 0: none.
+    /// At the end of an evaluation (not while watching): every player's moves with at most this many empties
+    /// against the solver (RUN/eval/optimal-moves.csv and .svg); 0: none.
     pub optimal_moves_empties: u32,
+    /// Those moves: each player's choices in this many positions from the ladder's own games, the same for every
+    /// player; 0: each player's own moves in its games.
+    pub optimal_moves_positions: usize,
     /// Gating: self-play plays the best checkpoint, not the newest; each rated checkpoint becomes the best when
     /// a sequential test (SPRT) against the best says it is `gating_elo` stronger.
     pub gating: bool,
@@ -78,6 +81,7 @@ impl Default for EvalConfig {
             nice: 5,
             every: 1,
             optimal_moves_empties: 0,
+            optimal_moves_positions: 500,
             gating: false,
             gating_elo: 30.0,
             gating_pairs: 100,

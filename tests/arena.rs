@@ -119,9 +119,10 @@ fn optimal_moves_of_several_directories_count_each_game_once() {
     on_4x4(a, &["random", perfect]);
     // B repeats A's pairing (the same seed: the same games) and adds greedy.
     on_4x4(b, &["random", perfect, "greedy"]);
-    let optimal_moves = |dirs: &[&Path], out: &Path| -> Vec<(String, f64, f64, f64)> {
+    let optimal_moves_with = |dirs: &[&Path], out: &Path, extra: &[&str]| -> Vec<(String, f64, f64, f64)> {
         let mut cmd = bin();
-        cmd.args(["optimal-moves", "--max-empties", "16", "--threads", "2", "--out", out.to_str().unwrap(), "--games"]);
+        cmd.args(["optimal-moves", "--max-empties", "16", "--threads", "2", "--out", out.to_str().unwrap()]);
+        cmd.args(extra).arg("--games");
         let output = cmd.args(dirs).output().unwrap();
         assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
         let csv = std::fs::read_to_string(out.join("optimal-moves.csv")).unwrap();
@@ -134,6 +135,7 @@ fn optimal_moves_of_several_directories_count_each_game_once() {
             })
             .collect()
     };
+    let optimal_moves = |dirs: &[&Path], out: &Path| optimal_moves_with(dirs, out, &[]);
     let only_a = optimal_moves(&[a], a);
     let both = optimal_moves(&[a, b], together);
     // A's games are B's too: together they are B's alone, each game once.
@@ -141,8 +143,11 @@ fn optimal_moves_of_several_directories_count_each_game_once() {
     // Best first: the perfect player, every move the solver's, then the other two below it.
     let players: HashSet<&str> = both.iter().map(|r| r.0.as_str()).collect();
     assert_eq!((both[0].0.as_str(), players), (perfect, HashSet::from([perfect, "greedy", "random"])));
-    for rows in [&only_a, &both] {
-        assert_eq!((rows[0].2, rows[0].3), (1.0, 0.0), "{rows:?}");
+    // One fixed set of positions for all, from the games between players without a model (here every game).
+    let fixed = optimal_moves_with(&[a, b], together, &["--fixed-positions", "20"]);
+    assert!(fixed.iter().all(|r| r.1 == 20.0), "{fixed:?}");
+    for rows in [&only_a, &both, &fixed] {
+        assert_eq!((rows[0].0.as_str(), rows[0].2, rows[0].3), (perfect, 1.0, 0.0), "{rows:?}");
         assert!(rows[1..].iter().all(|r| r.1 > 0.0 && r.2 < 1.0 && r.3 > 0.0), "{rows:?}");
     }
 }

@@ -313,8 +313,8 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(elo_points >= 3, "{elo_points} Elo points in RUN/logs/eval");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rank") && stdout.contains("Elo"), "the ratings table at the end: {stdout}");
-    // Every player's moves against the solver at the end (`optimal_moves_empties`): one line each, the rate inside
-    // its interval, the checkpoints drawn.
+    // Every player's moves against the solver at the end (`optimal_moves_empties`): one line each, the same number
+    // of positions for each (`optimal_moves_positions`), the rate inside its interval, the checkpoints drawn.
     let csv = std::fs::read_to_string(dir.eval().join("optimal-moves.csv")).unwrap();
     let lines: Vec<&str> = csv.lines().skip(1).collect();
     assert_eq!(lines.len(), players.len(), "{csv}");
@@ -330,6 +330,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
             .collect();
         // Reversed: mean loss interval, mean loss, result kept, high, low, optimal, moves.
         let (moves, optimal, low, high, kept) = (fields[6], fields[5], fields[4], fields[3], fields[2]);
+        assert_eq!(moves, lines[0].split(',').rev().nth(6).unwrap().parse::<f64>().unwrap(), "{csv}");
         assert!(
             moves >= 1.0 && low <= optimal && optimal <= high && optimal <= kept && kept <= 1.0,
             "{player}: {fields:?}"

@@ -159,14 +159,17 @@ pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -
     Ok(report)
 }
 
+/// Positions, each with the move a player made or chose there.
+pub type PlayedMoves = Vec<(Game, Move)>;
+
 /// Where each player (an agent spec as the arena stored it) moved in the games `rows` (an arena's stored rows, or
 /// several arenas') after the opening, with a choice of moves and at most `max_empties` empties: each position with
 /// the move played, by player (players without such a move left out).
 pub fn played_moves_by_player(
     rows: &[ResultRow],
     max_empties: u32,
-) -> Result<BTreeMap<String, Vec<(Game, Move)>>, ArenaError> {
-    let mut found: BTreeMap<String, Vec<(Game, Move)>> = BTreeMap::new();
+) -> Result<BTreeMap<String, PlayedMoves>, ArenaError> {
+    let mut found: BTreeMap<String, PlayedMoves> = BTreeMap::new();
     for row in rows {
         let path = row.record.clone();
         let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
@@ -189,6 +192,62 @@ pub fn played_moves_by_player(
         }
     }
     Ok(found)
+}
+
+/// A fixed set of positions to put every player to: the positions with a choice and at most `max_empties` empties
+/// after the opening in those of the games `rows` that no trained player (a spec with `model=`) played, each
+/// distinct position once, shuffled (seeded) and cut to `count`. Runs rated on one fixed ladder with one seed share
+/// its round robin's games, and so these positions, whatever their checkpoints met.
+pub fn ladder_positions(
+    rows: &[ResultRow],
+    max_empties: u32,
+    count: usize,
+    seed: u64,
+) -> Result<Vec<Game>, ArenaError> {
+    let untrained = |spec: &str| crate::agent::spec_parameter(spec, "model").is_none();
+    let ladder: Vec<ResultRow> = rows.iter().filter(|r| untrained(&r.black) && untrained(&r.white)).cloned().collect();
+    let mut seen = std::collections::HashSet::new();
+    let mut found: Vec<Game> = played_moves_by_player(&ladder, max_empties)?
+        .into_values()
+        .flatten()
+        .map(|(game, _)| game)
+        .filter(|game| seen.insert((game.rules, *game.position())))
+        .collect();
+    // One order (by the discs) before the seeded shuffle, whatever order the rows came in.
+    found.sort_by_key(|g| {
+        let p = g.position();
+        (p.player.0, p.opponent.0, p.side == Color::Black)
+    });
+    found.shuffle(&mut rand_pcg::Pcg64Mcg::seed_from_u64(seed));
+    found.truncate(count);
+    Ok(found)
+}
+
+/// The move each player (a spec) chooses in each of `games`' current positions, the players spread over `threads`
+/// threads (each agent seeded with `seed`); `on_player` is called as each player is done.
+pub fn choose_moves(
+    specs: &[String],
+    games: &[Game],
+    threads: usize,
+    seed: u64,
+    on_player: impl Fn() + Sync,
+) -> Result<Vec<Vec<Move>>, AgentError> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut chosen: Vec<Option<Result<Vec<Move>, AgentError>>> = (0..specs.len()).map(|_| None).collect();
+    let done = std::sync::Mutex::new(&mut chosen);
+    std::thread::scope(|scope| {
+        for _ in 0..threads.clamp(1, specs.len().max(1)) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let Some(spec) = specs.get(i) else { break };
+                let moves = crate::agent::agent_from_spec(spec, seed)
+                    .and_then(|mut agent| games.iter().map(|g| agent.select_move(g)).collect());
+                done.lock().expect("no thread panics holding it")[i] = Some(moves);
+                on_player();
+            });
+        }
+    });
+    chosen.into_iter().map(|c| c.expect("every player is played")).collect()
 }
 
 /// Scores moves already played (from [`played_moves_by_player`]) against `solutions`, their positions' exact values.
@@ -323,6 +382,49 @@ mod tests {
                 random_played.iter().filter(|(g, _)| range.contains(&(16 - g.position().occupied().count()))).count();
             assert_eq!(r.positions, inside, "{range:?}");
         }
+    }
+
+    /// The fixed positions come from the games no trained player played, each once, the same for one seed; every
+    /// player is asked for its move in each, the perfect player's all optimal.
+    #[test]
+    fn every_player_meets_the_same_positions_from_the_ladder_games() {
+        use crate::arena::{opening, play, schedule, ArenaDir};
+        let scratch = tempfile::tempdir().unwrap();
+        let arena = ArenaDir::new(scratch.path());
+        let rules = Rules::othello().with_size(4).unwrap();
+        let perfect = "random+endgame16";
+        // A "trained" player: any spec with a model (its games are left out, so it need not load here).
+        let trained = "net:model=absent,sims=1";
+        for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
+            arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5).unwrap()).unwrap();
+        }
+        let mut rows = arena.read().unwrap();
+        let at = |games: &[Game]| games.iter().map(|g| *g.position()).collect::<Vec<_>>();
+        let ladder = ladder_positions(&rows, 16, 1000, 7).unwrap();
+        let mut seen = std::collections::HashSet::new();
+        assert!(ladder.len() >= 10 && ladder.iter().all(|g| seen.insert(*g.position())), "each position once");
+        // A game with a trained player adds no position; another seed reorders, a count cuts.
+        let mut extra = rows[0].clone();
+        (extra.key, extra.black) = ("trained".into(), trained.into());
+        rows.push(extra);
+        assert_eq!(at(&ladder_positions(&rows, 16, 1000, 7).unwrap()), at(&ladder));
+        let other = at(&ladder_positions(&rows, 16, 1000, 8).unwrap());
+        assert!(other != at(&ladder) && other.iter().all(|p| seen.contains(p)));
+        assert_eq!(at(&ladder_positions(&rows, 16, 5, 7).unwrap()), at(&ladder)[..5]);
+        let specs = ["random".to_string(), perfect.to_string(), "greedy".to_string()];
+        let chosen = choose_moves(&specs, &ladder, 2, 3, || {}).unwrap();
+        let solutions = solve_all(&ladder, 2, |_| {}).unwrap();
+        let score = |moves: &[Move]| {
+            let played: Vec<_> = ladder.iter().cloned().zip(moves.iter().copied()).collect();
+            score_played(&played, &solutions)
+        };
+        let best = score(&chosen[1]);
+        assert_eq!((best.positions, best.optimal, best.total_loss), (ladder.len(), ladder.len(), 0));
+        assert!(score(&chosen[0]).optimal < ladder.len());
+        // Each player as one agent seeded as given, asking position after position: what a thread of its own asks.
+        let mut greedy = crate::agent::agent_from_spec("greedy", 3).unwrap();
+        assert_eq!(chosen[2], ladder.iter().map(|g| greedy.select_move(g).unwrap()).collect::<Vec<_>>());
+        assert!(choose_moves(&[trained.to_string()], &ladder, 1, 3, || {}).is_err(), "a model that is not there");
     }
 
     /// One line per player in the order given, a spec with commas and quotes kept whole, the figures as the

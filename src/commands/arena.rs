@@ -162,6 +162,8 @@ pub struct EvaluateOptions<'a> {
     pub watch: bool,
     /// Not watching, at the end: every player's moves with at most this many empties against the solver; 0: none.
     pub optimal_moves_empties: u32,
+    /// Those moves: choices in this many positions from the ladder's games, the same for all; None: their own.
+    pub optimal_moves_positions: Option<usize>,
 }
 
 /// How often a watching evaluation looks for new checkpoints.
@@ -250,8 +252,14 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         if !o.watch {
             if o.optimal_moves_empties > 0 {
-                let eval = [run.eval()];
-                super::oracle::optimal_moves(&eval, &run.eval(), None, o.optimal_moves_empties, o.setup.threads)?;
+                super::oracle::optimal_moves(super::oracle::OptimalMovesOptions {
+                    dirs: &[run.eval()],
+                    out: &run.eval(),
+                    player: None,
+                    max_empties: o.optimal_moves_empties,
+                    fixed_positions: o.optimal_moves_positions,
+                    threads: o.setup.threads,
+                })?;
             }
             return Ok(());
         }

@@ -5,6 +5,8 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use othello_core::solve::Solution;
+
 use crate::input::read_wthor_games;
 
 /// `oracle`: how often an agent's move is optimal on positions with `empties` empties from WTHOR games.
@@ -19,67 +21,114 @@ pub fn run(agent: &str, empties: u32, count: usize, wthor: &[PathBuf], seed: u64
     Ok(())
 }
 
-/// `optimal-moves`: how often `player`'s moves in the games of `dirs` (arena directories or runs) were optimal, in
-/// all and by four empties at a time; without a player, every player's: a table, and in `out` `optimal-moves.csv`
-/// and, when the players include checkpoints of training runs, `optimal-moves.svg` (several runs on one picture).
-pub fn optimal_moves(
-    dirs: &[PathBuf],
-    out: &Path,
-    player: Option<&str>,
-    max_empties: u32,
-    threads: usize,
-) -> Result<()> {
-    use othello_eval::endgame_oracle::{played_moves_by_player, score_played, score_played_by_empties};
-    let mut by_player = played_moves_by_player(&super::arena::rows_of(dirs)?, max_empties)?;
-    let names = || dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
-    let Some(player) = player else {
-        anyhow::ensure!(!by_player.is_empty(), "{}: no move with a choice and at most {max_empties} empties", names());
-        let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
-        let solutions = solve_with_progress(&positions, threads)?;
-        let mut reports = vec![];
-        let mut start = 0;
-        for (player, played) in by_player {
-            reports.push((player, score_played(&played, &solutions[start..start + played.len()])));
-            start += played.len();
-        }
-        return report_every_player(out, reports, max_empties);
+/// What `optimal-moves` measures.
+pub struct OptimalMovesOptions<'a> {
+    /// Arena directories or runs.
+    pub dirs: &'a [PathBuf],
+    /// Where every player's record goes.
+    pub out: &'a Path,
+    /// One player (printed by empties, nothing stored), else every player of the games.
+    pub player: Option<&'a str>,
+    pub max_empties: u32,
+    /// Instead of each player's own moves: this many positions from the games between untrained players, the same
+    /// for every player, each asked for its move.
+    pub fixed_positions: Option<usize>,
+    pub threads: usize,
+}
+
+/// `optimal-moves`: how often players' moves were optimal, each move solved exactly. Their own moves in the games of
+/// `dirs` (arena directories or runs), or their choices in one fixed set of positions from those games. For one
+/// player in all and by four empties at a time; for every player a table, and in `out` `optimal-moves.csv` and,
+/// when the players include checkpoints of training runs, `optimal-moves.svg` (several runs on one picture).
+pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
+    use othello_eval::endgame_oracle::{
+        choose_moves, ladder_positions, played_moves_by_player, score_played, score_played_by_empties, PlayedMoves,
     };
-    let played = by_player.remove(player).unwrap_or_default();
-    anyhow::ensure!(
-        !played.is_empty(),
-        "{}: no move of '{player}' with a choice and at most {max_empties} empties",
-        names()
-    );
-    let positions: Vec<_> = played.iter().map(|(game, _)| game.clone()).collect();
-    let solutions = solve_with_progress(&positions, threads)?;
-    let report = score_played(&played, &solutions);
-    print_report(&format!("{player}: {} moves with at most {max_empties} empties", report.positions), &report);
-    for (empties, report) in score_played_by_empties(&played, &solutions, 4) {
+    let rows = super::arena::rows_of(o.dirs)?;
+    let names = || o.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
+    let max_empties = o.max_empties;
+    // Each player's moves with the exact values of their positions' moves.
+    let mut measured: Vec<(String, PlayedMoves, Vec<Solution>)> = vec![];
+    match o.fixed_positions {
+        None => {
+            let mut by_player = played_moves_by_player(&rows, max_empties)?;
+            by_player.retain(|p, _| o.player.is_none_or(|wanted| wanted == p));
+            let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
+            let mut solutions = solve_with_progress(&positions, o.threads)?.into_iter();
+            for (player, played) in by_player {
+                let own = solutions.by_ref().take(played.len()).collect();
+                measured.push((player, played, own));
+            }
+        }
+        Some(count) => {
+            let positions = ladder_positions(&rows, max_empties, count, 1)?;
+            anyhow::ensure!(
+                !positions.is_empty(),
+                "{}: no position with a choice and at most {max_empties} empties in the games between untrained players",
+                names()
+            );
+            let solutions = solve_with_progress(&positions, o.threads)?;
+            let specs: Vec<String> = match o.player {
+                Some(player) => vec![player.to_string()],
+                None => {
+                    let all = rows.iter().flat_map(|r| [r.black.clone(), r.white.clone()]);
+                    all.collect::<std::collections::BTreeSet<_>>().into_iter().collect()
+                }
+            };
+            let bar = ProgressBar::new(specs.len() as u64).with_style(
+                ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
+            );
+            if bar.is_hidden() {
+                eprintln!("{} players, {} positions each", specs.len(), positions.len());
+            }
+            let chosen = choose_moves(&specs, &positions, o.threads, 1, || bar.inc(1))?;
+            bar.finish_and_clear();
+            for (spec, moves) in specs.into_iter().zip(chosen) {
+                measured.push((spec, positions.iter().cloned().zip(moves).collect(), solutions.clone()));
+            }
+        }
+    }
+    let what = match o.fixed_positions {
+        Some(_) => "positions",
+        None => "moves",
+    };
+    let Some(player) = o.player else {
+        anyhow::ensure!(!measured.is_empty(), "{}: no move with a choice and at most {max_empties} empties", names());
+        let reports = measured.iter().map(|(p, played, solutions)| (p.clone(), score_played(played, solutions)));
+        return report_every_player(
+            o.out,
+            reports.collect(),
+            &format!("{what} with a choice and at most {max_empties} empties"),
+        );
+    };
+    let Some((_, played, solutions)) = measured.first().filter(|(_, played, _)| !played.is_empty()) else {
+        anyhow::bail!("{}: no move of '{player}' with a choice and at most {max_empties} empties", names());
+    };
+    let report = score_played(played, solutions);
+    print_report(&format!("{player}: {} {what} with at most {max_empties} empties", report.positions), &report);
+    for (empties, report) in score_played_by_empties(played, solutions, 4) {
         let (low, high) = (empties.start(), empties.end().min(&max_empties));
-        print_report(&format!("  {low}-{high} empties: {} moves", report.positions), &report);
+        print_report(&format!("  {low}-{high} empties: {} {what}", report.positions), &report);
     }
     Ok(())
 }
 
 /// Prints every player's record, best first, and stores it in `out`: `optimal-moves.csv`, and the checkpoints'
 /// rates drawn in `optimal-moves.svg`.
-fn report_every_player(
-    out: &Path,
-    mut reports: Vec<(String, othello_eval::OracleReport)>,
-    max_empties: u32,
-) -> Result<()> {
+fn report_every_player(out: &Path, mut reports: Vec<(String, othello_eval::OracleReport)>, what: &str) -> Result<()> {
     use othello_eval::ratings_plot::{curves_of, plot_curves};
     reports.sort_by(|a, b| b.1.optimal_rate().total_cmp(&a.1.optimal_rate()));
     let width = reports.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6);
-    println!("moves with a choice and at most {max_empties} empties, against the solver:");
+    println!("{what}, against the solver:");
+    let counted = what.split(' ').next().unwrap_or("moves");
     println!(
-        "{:<width$}  {:>6}  {:>8}  {:>11}  {:>11}  {:>9}",
-        "player", "moves", "optimal", "95%", "result kept", "mean loss"
+        "{:<width$}  {:>9}  {:>8}  {:>11}  {:>11}  {:>9}",
+        "player", counted, "optimal", "95%", "result kept", "mean loss"
     );
     for (player, r) in &reports {
         let (low, high) = r.optimal_interval();
         println!(
-            "{player:<width$}  {:>6}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
+            "{player:<width$}  {:>9}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
             r.positions,
             100.0 * r.optimal_rate(),
             100.0 * low,
@@ -109,7 +158,7 @@ fn report_every_player(
 }
 
 /// Every move of each position solved exactly, `threads` positions at a time, with a progress bar.
-fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Result<Vec<othello_core::solve::Solution>> {
+fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Result<Vec<Solution>> {
     let bar = ProgressBar::new(positions.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} positions solved  ETA {eta}").expect("a valid template"),
     );
