@@ -146,6 +146,15 @@ fn optimal_moves_of_several_directories_count_each_game_once() {
     // One fixed set of positions for all, from the games between players without a model (here every game).
     let fixed = optimal_moves_with(&[a, b], together, &["--fixed-positions", "20"]);
     assert!(fixed.iter().all(|r| r.1 == 20.0), "{fixed:?}");
+    // Any player can be put to those positions; one that cannot answer is refused by name.
+    let absent = "net:model=/nonexistent/model.json,sims=1";
+    let out = bin()
+        .args(["optimal-moves", "--fixed-positions", "20", "--max-empties", "16", "--player", absent, "--games"])
+        .arg(a)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("/nonexistent/model.json"), "{stderr}");
     for rows in [&only_a, &both, &fixed] {
         assert_eq!((rows[0].0.as_str(), rows[0].2, rows[0].3), (perfect, 1.0, 0.0), "{rows:?}");
         assert!(rows[1..].iter().all(|r| r.1 > 0.0 && r.2 < 1.0 && r.3 > 0.0), "{rows:?}");

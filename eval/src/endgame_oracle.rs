@@ -223,15 +223,15 @@ pub fn ladder_positions(
     Ok(found)
 }
 
-/// The move each player (a spec) chooses in each of `games`' current positions, the players spread over `threads`
-/// threads (each agent seeded with `seed`); `on_player` is called as each player is done.
+/// The move each player (a spec) chooses in each of `games`' current positions, or why it could not, the players
+/// spread over `threads` threads (each agent seeded with `seed`); `on_player` is called as each player is done.
 pub fn choose_moves(
     specs: &[String],
     games: &[Game],
     threads: usize,
     seed: u64,
     on_player: impl Fn() + Sync,
-) -> Result<Vec<Vec<Move>>, AgentError> {
+) -> Vec<Result<Vec<Move>, AgentError>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let mut chosen: Vec<Option<Result<Vec<Move>, AgentError>>> = (0..specs.len()).map(|_| None).collect();
     let done = std::sync::Mutex::new(&mut chosen);
@@ -412,7 +412,8 @@ mod tests {
         assert!(other != at(&ladder) && other.iter().all(|p| seen.contains(p)));
         assert_eq!(at(&ladder_positions(&rows, 16, 5, 7).unwrap()), at(&ladder)[..5]);
         let specs = ["random".to_string(), perfect.to_string(), "greedy".to_string()];
-        let chosen = choose_moves(&specs, &ladder, 2, 3, || {}).unwrap();
+        let chosen: Vec<Vec<Move>> =
+            choose_moves(&specs, &ladder, 2, 3, || {}).into_iter().map(Result::unwrap).collect();
         let solutions = solve_all(&ladder, 2, |_| {}).unwrap();
         let score = |moves: &[Move]| {
             let played: Vec<_> = ladder.iter().cloned().zip(moves.iter().copied()).collect();
@@ -424,7 +425,7 @@ mod tests {
         // Each player as one agent seeded as given, asking position after position: what a thread of its own asks.
         let mut greedy = crate::agent::agent_from_spec("greedy", 3).unwrap();
         assert_eq!(chosen[2], ladder.iter().map(|g| greedy.select_move(g).unwrap()).collect::<Vec<_>>());
-        assert!(choose_moves(&[trained.to_string()], &ladder, 1, 3, || {}).is_err(), "a model that is not there");
+        assert!(choose_moves(&[trained.to_string()], &ladder, 1, 3, || {})[0].is_err(), "a model that is not there");
     }
 
     /// One line per player in the order given, a spec with commas and quotes kept whole, the figures as the

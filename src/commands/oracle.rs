@@ -81,10 +81,17 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
             if bar.is_hidden() {
                 eprintln!("{} players, {} positions each", specs.len(), positions.len());
             }
-            let chosen = choose_moves(&specs, &positions, o.threads, 1, || bar.inc(1))?;
+            let chosen = choose_moves(&specs, &positions, o.threads, 1, || bar.inc(1));
             bar.finish_and_clear();
             for (spec, moves) in specs.into_iter().zip(chosen) {
-                measured.push((spec, positions.iter().cloned().zip(moves).collect(), solutions.clone()));
+                // A player that cannot answer (an engine that fails, a checkpoint since removed) is left out.
+                match moves {
+                    Ok(moves) => {
+                        measured.push((spec, positions.iter().cloned().zip(moves).collect(), solutions.clone()))
+                    }
+                    Err(why) if o.player.is_none() => eprintln!("{spec}: left out: {why}"),
+                    Err(why) => return Err(why.into()),
+                }
             }
         }
     }
