@@ -1,8 +1,8 @@
 //! The exact-solver oracle: on positions with E empties taken from real games, how often an agent's move is
-//! optimal and how many discs it gives away on average; and the same for the moves a player made in an arena's
-//! stored games.
+//! optimal and how many discs it gives away on average; the same for the moves each player made in stored games, and
+//! for every player's choices in one fixed set of positions from a ladder's games.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::RangeInclusive;
 
 use othello_core::ggf::parse_ggf;
@@ -206,7 +206,7 @@ pub fn ladder_positions(
 ) -> Result<Vec<Game>, ArenaError> {
     let untrained = |spec: &str| crate::agent::spec_parameter(spec, "model").is_none();
     let ladder: Vec<ResultRow> = rows.iter().filter(|r| untrained(&r.black) && untrained(&r.white)).cloned().collect();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::new();
     let mut found: Vec<Game> = played_moves_by_player(&ladder, max_empties)?
         .into_values()
         .flatten()
