@@ -1,5 +1,6 @@
 //! `oracle`: an agent against perfect play on positions from WTHOR games.
 
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -47,18 +48,20 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
     let rows = super::arena::rows_of(o.dirs)?;
     let names = || o.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
     let max_empties = o.max_empties;
-    // Each player's moves with the exact values of their positions' moves.
-    let mut measured: Vec<(String, PlayedMoves, Vec<Solution>)> = vec![];
-    match o.fixed_positions {
+    // Each player's moves, and where the exact values of their positions' moves lie in `solutions`.
+    let mut measured: Vec<(String, PlayedMoves, Range<usize>)> = vec![];
+    let solutions = match o.fixed_positions {
         None => {
             let mut by_player = played_moves_by_player(&rows, max_empties)?;
             by_player.retain(|p, _| o.player.is_none_or(|wanted| wanted == p));
             let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
-            let mut solutions = solve_with_progress(&positions, o.threads)?.into_iter();
+            let mut start = 0;
             for (player, played) in by_player {
-                let own = solutions.by_ref().take(played.len()).collect();
+                let own = start..start + played.len();
+                start = own.end;
                 measured.push((player, played, own));
             }
+            solve_with_progress(&positions, o.threads)?
         }
         Some(count) => {
             let positions = ladder_positions(&rows, max_empties, count, 1)?;
@@ -87,30 +90,29 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
                 // A player that cannot answer (an engine that fails, a checkpoint since removed) is left out.
                 match moves {
                     Ok(moves) => {
-                        measured.push((spec, positions.iter().cloned().zip(moves).collect(), solutions.clone()))
+                        measured.push((spec, positions.iter().cloned().zip(moves).collect(), 0..positions.len()))
                     }
                     Err(why) if o.player.is_none() => eprintln!("{spec}: left out: {why}"),
                     Err(why) => return Err(why.into()),
                 }
             }
+            solutions
         }
-    }
+    };
     let what = match o.fixed_positions {
         Some(_) => "positions",
         None => "moves",
     };
     let Some(player) = o.player else {
         anyhow::ensure!(!measured.is_empty(), "{}: no move with a choice and at most {max_empties} empties", names());
-        let reports = measured.iter().map(|(p, played, solutions)| (p.clone(), score_played(played, solutions)));
-        return report_every_player(
-            o.out,
-            reports.collect(),
-            &format!("{what} with a choice and at most {max_empties} empties"),
-        );
+        let reports =
+            measured.iter().map(|(p, played, own)| (p.clone(), score_played(played, &solutions[own.clone()])));
+        return report_every_player(o.out, reports.collect(), what, max_empties);
     };
-    let Some((_, played, solutions)) = measured.first().filter(|(_, played, _)| !played.is_empty()) else {
+    let Some((_, played, own)) = measured.first().filter(|(_, played, _)| !played.is_empty()) else {
         anyhow::bail!("{}: no move of '{player}' with a choice and at most {max_empties} empties", names());
     };
+    let solutions = &solutions[own.clone()];
     let report = score_played(played, solutions);
     print_report(&format!("{player}: {} {what} with at most {max_empties} empties", report.positions), &report);
     for (empties, report) in score_played_by_empties(played, solutions, 4) {
@@ -120,14 +122,18 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
     Ok(())
 }
 
-/// Prints every player's record, best first, and stores it in `out`: `optimal-moves.csv`, and the checkpoints'
-/// rates drawn in `optimal-moves.svg`.
-fn report_every_player(out: &Path, mut reports: Vec<(String, othello_eval::OracleReport)>, what: &str) -> Result<()> {
+/// Prints every player's record of `counted` (moves, or positions) with at most `max_empties` empties, best
+/// first, and stores it in `out`: `optimal-moves.csv`, and the checkpoints' rates drawn in `optimal-moves.svg`.
+fn report_every_player(
+    out: &Path,
+    mut reports: Vec<(String, othello_eval::OracleReport)>,
+    counted: &str,
+    max_empties: u32,
+) -> Result<()> {
     use othello_eval::ratings_plot::{curves_of, plot_curves};
     reports.sort_by(|a, b| b.1.optimal_rate().total_cmp(&a.1.optimal_rate()));
     let width = reports.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6);
-    println!("{what}, against the solver:");
-    let counted = what.split(' ').next().unwrap_or("moves");
+    println!("{counted} with a choice and at most {max_empties} empties, against the solver:");
     println!(
         "{:<width$}  {:>9}  {:>8}  {:>11}  {:>11}  {:>9}",
         "player", counted, "optimal", "95%", "result kept", "mean loss"
