@@ -407,8 +407,9 @@ enum Command {
     /// before it and the fixed ladder, from the rung nearest that checkpoint's Elo up and down until it wins or loses
     /// every game of a pairing; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
     /// (Elo against training step, wall time and self-play positions) and the newest Elo in TensorBoard
-    /// (RUN/logs/eval); with [eval] optimal_moves_empties, every player's moves against the solver at the end
-    /// (RUN/eval/optimal-moves.csv and .svg). Unset flags come from the run config's [eval].
+    /// (RUN/logs/eval); with [eval] optimal_moves_empties, every player's moves against the solver, each
+    /// checkpoint's as it is rated (RUN/eval/optimal-moves.csv and .svg). Unset flags come from the run config's
+    /// [eval].
     Evaluate {
         #[arg(long)]
         run: PathBuf,

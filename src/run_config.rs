@@ -55,11 +55,11 @@ pub struct EvalConfig {
     pub nice: u8,
     /// Rate every N-th checkpoint (and the newest).
     pub every: usize,
-    /// At the end of an evaluation (not while watching): every player's moves with at most this many empties
-    /// against the solver (RUN/eval/optimal-moves.csv and .svg); 0: none.
+    /// Every player's moves with at most this many empties against the solver, each checkpoint's as it is rated
+    /// (RUN/eval/optimal-moves.csv and .svg); 0: none.
     pub optimal_moves_empties: u32,
     /// Those moves: each player's choices in this many positions from the ladder's own games, the same for every
-    /// player; 0: each player's own moves in its games.
+    /// player; 0: each player's own moves in its games (which later games add to: measured at the end).
     pub optimal_moves_positions: usize,
     /// Gating: self-play plays the best checkpoint, not the newest; each rated checkpoint becomes the best when
     /// a sequential test (SPRT) against the best says it is `gating_elo` stronger.

@@ -313,32 +313,54 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(elo_points >= 3, "{elo_points} Elo points in RUN/logs/eval");
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("rank") && stdout.contains("Elo"), "the ratings table at the end: {stdout}");
-    // Every player's moves against the solver at the end (`optimal_moves_empties`): one line each, the same number
-    // of positions for each (`optimal_moves_positions`), the rate inside its interval, the checkpoints drawn.
-    let csv = std::fs::read_to_string(dir.eval().join("optimal-moves.csv")).unwrap();
-    let lines: Vec<&str> = csv.lines().skip(1).collect();
-    assert_eq!(lines.len(), players.len(), "{csv}");
+    // Every player's moves against the solver (`optimal_moves_empties`): one record each, all on one fixed set of
+    // positions of the same size (`optimal_moves_positions`), the rate inside its interval, the checkpoints drawn.
+    let eval = ArenaDir::new(dir.eval());
+    let records = eval.read_optimal_moves().unwrap();
+    assert_eq!(records.len(), players.len(), "{records:?}");
     for player in &players {
-        let line = lines.iter().find(|l| {
-            l.starts_with(&format!("\"{}\",", player.replace('"', "\"\""))) || l.starts_with(&format!("{player},"))
-        });
-        let fields: Vec<f64> = line
-            .unwrap_or_else(|| panic!("{player} missing: {csv}"))
-            .rsplit(',')
-            .take(7)
-            .map(|f| f.parse().unwrap())
-            .collect();
-        // Reversed: mean loss interval, mean loss, result kept, high, low, optimal, moves.
-        let (moves, optimal, low, high, kept) = (fields[6], fields[5], fields[4], fields[3], fields[2]);
-        assert_eq!(moves, lines[0].split(',').rev().nth(6).unwrap().parse::<f64>().unwrap(), "{csv}");
+        let r = records.iter().find(|r| r.player == *player).unwrap_or_else(|| panic!("{player}: {records:?}"));
+        let (low, high) = r.report.optimal_interval();
+        let (optimal, kept) = (r.report.optimal_rate(), r.report.result_kept_rate());
         assert!(
-            moves >= 1.0 && low <= optimal && optimal <= high && optimal <= kept && kept <= 1.0,
-            "{player}: {fields:?}"
+            r.report.positions >= 1 && low <= optimal && optimal <= high && optimal <= kept && kept <= 1.0,
+            "{r:?}"
         );
+        assert_eq!((r.report.positions, &r.position_set), (records[0].report.positions, &records[0].position_set));
     }
+    assert!(records[0].position_set.starts_with("fixed-"), "{records:?}");
     assert!(stdout.contains("against the solver"), "the optimal-move table at the end: {stdout}");
     let svg = std::fs::read_to_string(dir.eval().join("optimal-moves.svg")).unwrap();
     assert!(svg.contains("optimal moves (%) against training step") && svg.contains("perfect play"));
+    // Each checkpoint was put to them once, as it was rated or at the end, its rate sent to TensorBoard then.
+    let mut optimal_points = 0;
+    for entry in std::fs::read_dir(dir.eval_logs()).unwrap() {
+        let bytes = std::fs::read(entry.unwrap().path()).unwrap();
+        optimal_points += bytes.windows(13).filter(|w| w == b"optimal_moves").count();
+    }
+    assert!((1..=4).contains(&optimal_points), "{optimal_points} optimal-move points in RUN/logs/eval");
+    // Evaluated again, nothing is played or asked: the stored games and records are the evaluation's.
+    let csv = std::fs::read_to_string(eval.optimal_moves_csv()).unwrap();
+    let out = bin()
+        .args(["evaluate", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("positions each") && !stderr.contains("the solver's move in"), "{stderr}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("against the solver"));
+    assert_eq!(std::fs::read_to_string(eval.optimal_moves_csv()).unwrap(), csv);
+    // Other positions (fewer of them): no record is reused, every player is asked again.
+    let fewer = run.join("fewer-positions.toml");
+    let text = std::fs::read_to_string(&config).unwrap();
+    std::fs::write(&fewer, text + "optimal_moves_positions = 10\n").unwrap();
+    let out =
+        bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", fewer.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains(&format!("{} players, 10 positions each", players.len())), "{stderr}");
+    let again = eval.read_optimal_moves().unwrap();
+    assert!(again.len() == players.len() && again.iter().all(|r| r.report.positions == 10), "{again:?}");
 
     // Gating: the first checkpoint is the first best, each later one is tested against the best of its moment,
     // and the best is the last one accepted, also where the newest checkpoint was rated first (as a watching

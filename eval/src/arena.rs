@@ -435,6 +435,20 @@ impl ArenaDir {
         self.dir.join("optimal-moves.csv")
     }
 
+    /// The records of `optimal-moves.csv` ([`crate::endgame_oracle::parse_optimal_moves_csv`]); none without one.
+    pub fn read_optimal_moves(&self) -> Result<Vec<crate::endgame_oracle::OptimalMovesRow>, ArenaError> {
+        let path = self.optimal_moves_csv();
+        match std::fs::read(&path) {
+            Ok(bytes) => {
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| ArenaError::File { path: path.clone(), problem: "not UTF-8".into() })?;
+                crate::endgame_oracle::parse_optimal_moves_csv(&text, &path)
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(vec![]),
+            Err(e) => Err(ArenaError::File { path, problem: e.to_string() }),
+        }
+    }
+
     /// The checkpoints' optimal-move rates against training step, time and positions.
     pub fn optimal_moves_svg(&self) -> PathBuf {
         self.dir.join("optimal-moves.svg")

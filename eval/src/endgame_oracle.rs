@@ -259,15 +259,43 @@ pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OracleRe
     report
 }
 
+/// The positions a record in `optimal-moves.csv` counts: each player's own moves, or one fixed set of positions.
+pub const OWN_MOVES: &str = "own";
+
+/// The name of a fixed set of positions in `optimal-moves.csv`: a fingerprint of its positions, so that a record
+/// is reused only on the same positions.
+pub fn position_set_name(games: &[Game]) -> String {
+    let text: String = games
+        .iter()
+        .map(|g| {
+            let p = g.position();
+            format!("{} {:x} {:x} {}\n", g.rules, p.player.0, p.opponent.0, p.side == Color::Black)
+        })
+        .collect();
+    format!("fixed-{:016x}", othello_run::fnv1a(&text))
+}
+
+/// One line of `optimal-moves.csv`: a player's record and the positions it counts ([`OWN_MOVES`] or a
+/// [`position_set_name`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct OptimalMovesRow {
+    pub player: String,
+    pub report: OracleReport,
+    pub position_set: String,
+}
+
+const OPTIMAL_MOVES_HEADER: &str = "player,moves,optimal,optimal_low95,optimal_high95,result_kept,mean_loss,\
+mean_loss_interval95,optimal_count,result_kept_count,loss_sum,loss_square_sum,position_set";
+
 /// `optimal-moves.csv`: one line per player (spec, moves, the optimal-move rate with its 95% interval, the rate of
-/// moves that keep the result, the mean disc loss with its 95% half-width), in the order given.
-pub fn optimal_moves_csv(reports: &[(String, OracleReport)]) -> String {
-    let mut csv =
-        String::from("player,moves,optimal,optimal_low95,optimal_high95,result_kept,mean_loss,mean_loss_interval95\n");
-    for (player, r) in reports {
+/// moves that keep the result, the mean disc loss with its 95% half-width; then the exact counts behind them and
+/// the positions counted), in the order given.
+pub fn optimal_moves_csv(rows: &[OptimalMovesRow]) -> String {
+    let mut csv = format!("{OPTIMAL_MOVES_HEADER}\n");
+    for OptimalMovesRow { player, report: r, position_set } in rows {
         let (low, high) = r.optimal_interval();
         csv.push_str(&format!(
-            "{},{},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3}\n",
+            "{},{},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3},{},{},{},{},{}\n",
             crate::arena::quote_csv(player),
             r.positions,
             r.optimal_rate(),
@@ -275,10 +303,51 @@ pub fn optimal_moves_csv(reports: &[(String, OracleReport)]) -> String {
             high,
             r.result_kept_rate(),
             r.mean_loss(),
-            r.mean_loss_half_width()
+            r.mean_loss_half_width(),
+            r.optimal,
+            r.result_kept,
+            r.total_loss,
+            r.total_squared_loss,
+            crate::arena::quote_csv(position_set)
         ));
     }
     csv
+}
+
+/// The records of an `optimal-moves.csv` (`path` names it in errors); none from a table without the exact counts
+/// (an older build's), which holds nothing to reuse. A malformed line is an error naming the file and line.
+pub fn parse_optimal_moves_csv(text: &str, path: &std::path::Path) -> Result<Vec<OptimalMovesRow>, ArenaError> {
+    let mut lines = text.lines().enumerate();
+    if lines.next().is_none_or(|(_, header)| header != OPTIMAL_MOVES_HEADER) {
+        return Ok(vec![]);
+    }
+    let row_problem =
+        |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line: line + 1, problem };
+    let mut rows = vec![];
+    for (i, line) in lines.filter(|(_, l)| !l.is_empty()) {
+        let fields = crate::arena::split_csv(line).map_err(|p| row_problem(i, p))?;
+        let [player, moves, _, _, _, _, _, _, optimal, kept, loss, squares, position_set] = &fields[..] else {
+            return Err(row_problem(i, format!("{} fields where the header names 13", fields.len())));
+        };
+        let count = |name: &str, field: &str| -> Result<i64, ArenaError> {
+            field.parse().map_err(|_| row_problem(i, format!("{name} '{field}' is not a whole number")))
+        };
+        let count_of = |name: &str, field: &str| -> Result<usize, ArenaError> {
+            usize::try_from(count(name, field)?).map_err(|_| row_problem(i, format!("{name} '{field}' is negative")))
+        };
+        let report = OracleReport {
+            positions: count_of("moves", moves)?,
+            optimal: count_of("optimal_count", optimal)?,
+            result_kept: count_of("result_kept_count", kept)?,
+            total_loss: count("loss_sum", loss)?,
+            total_squared_loss: count("loss_square_sum", squares)?,
+        };
+        if report.optimal > report.positions || report.result_kept > report.positions {
+            return Err(row_problem(i, "more optimal or kept moves than moves".into()));
+        }
+        rows.push(OptimalMovesRow { player: player.clone(), report, position_set: position_set.clone() });
+    }
+    Ok(rows)
 }
 
 /// [`score_played`] in bands of `band` empties (1 to `band`, then `band` + 1 to 2 `band`, ...), the fewest empties
@@ -429,22 +498,41 @@ mod tests {
     }
 
     /// One line per player in the order given, a spec with commas and quotes kept whole, the figures as the
-    /// report computes them.
+    /// report computes them; read back as written. A table of an older build (no counts) holds nothing to reuse,
+    /// and a damaged line is an error naming the file and line.
     #[test]
-    fn the_optimal_moves_table_holds_each_player() {
+    fn the_optimal_moves_table_holds_each_player_and_reads_back() {
         let report =
             OracleReport { positions: 40, optimal: 30, result_kept: 36, total_loss: 50, total_squared_loss: 300 };
         let spec = "net:model=\"r/models/model-000000250.json\",sims=8";
-        let csv = optimal_moves_csv(&[(spec.to_string(), report), ("random".to_string(), OracleReport::new())]);
+        let rows = [
+            OptimalMovesRow { player: spec.into(), report, position_set: "fixed-00ff00ff00ff00ff".into() },
+            OptimalMovesRow { player: "random".into(), report: OracleReport::new(), position_set: OWN_MOVES.into() },
+        ];
+        let csv = optimal_moves_csv(&rows);
         let lines: Vec<Vec<String>> = csv.lines().map(|l| crate::arena::split_csv(l).unwrap()).collect();
         assert_eq!(lines.len(), 3);
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{csv}");
         assert_eq!(lines[0][0..3], ["player", "moves", "optimal"]);
         let (low, high) = report.optimal_interval();
-        let figures: Vec<f64> = lines[1][1..].iter().map(|f| f.parse().unwrap()).collect();
+        let figures: Vec<f64> = lines[1][1..12].iter().map(|f| f.parse().unwrap()).collect();
         assert_eq!(lines[1][0], spec);
         assert_eq!(figures[..6], [40.0, 0.75, (low * 1e4).round() / 1e4, (high * 1e4).round() / 1e4, 0.9, 1.25]);
-        assert_eq!((lines[2][0].as_str(), lines[2][1].as_str()), ("random", "0"));
+        assert_eq!(figures[7..], [30.0, 36.0, 50.0, 300.0]);
+        assert_eq!((lines[2][0].as_str(), lines[2][1].as_str(), lines[2][12].as_str()), ("random", "0", "own"));
+
+        let path = std::path::Path::new("eval/optimal-moves.csv");
+        assert_eq!(parse_optimal_moves_csv(&csv, path).unwrap(), rows);
+        let older = "player,moves,optimal,optimal_low95,optimal_high95,result_kept,mean_loss,mean_loss_interval95\n\
+                     random,17,0.3529,0.17,0.58,0.7059,2.412,1.4\n";
+        assert_eq!(parse_optimal_moves_csv(older, path).unwrap(), vec![]);
+        for (field, damaged) in [(",40,", ",4x0,"), (",30,", ",-30,"), (",30,", ",41,")] {
+            let error = parse_optimal_moves_csv(&csv.replacen(field, damaged, 1), path).unwrap_err().to_string();
+            assert!(error.starts_with("eval/optimal-moves.csv, line 2:"), "{error}");
+        }
+        let cut = csv.rsplit_once(",own").unwrap().0;
+        let error = parse_optimal_moves_csv(cut, path).unwrap_err().to_string();
+        assert!(error.contains("line 3: 12 fields"), "{error}");
     }
 
     #[test]
@@ -479,5 +567,16 @@ mod tests {
         assert!(low < random.optimal_rate() && random.optimal_rate() < high && high - low < 0.2, "{low} {high}");
         assert_eq!(perfect.mean_loss_half_width(), 0.0);
         assert!(random.mean_loss_half_width() > 0.0 && random.mean_loss_half_width() < random.mean_loss());
+    }
+
+    /// A set of positions is named by its positions alone: the same positions the same name, whatever else.
+    #[test]
+    fn position_sets_are_named_by_their_positions() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let games: Vec<Game> = ["c2", "b3", "e4"].iter().map(|t| Game::from_transcript(rules, t).unwrap()).collect();
+        assert_eq!(position_set_name(&games), position_set_name(&games.clone()));
+        assert_ne!(position_set_name(&games), position_set_name(&games[..2]));
+        assert_ne!(position_set_name(&games[..1]), position_set_name(&games[1..2]));
+        assert!(position_set_name(&games).starts_with("fixed-"));
     }
 }

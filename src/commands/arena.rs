@@ -179,7 +179,13 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         othello_eval::agent_from_spec(spec, 0)?;
     }
     let mut rated = 0;
-    let mut elo_log = EloLog { dir: run.eval_logs(), writer: None, logged_step: None };
+    let mut eval_log = EvalLog { dir: run.eval_logs(), writer: None, logged_step: None };
+    // With fixed positions, each checkpoint is put to them as it is rated, so that a long run does not end with
+    // all of its checkpoints to ask; with their own moves (which later checkpoints' games add to), at the end.
+    let mut against_solver = o
+        .optimal_moves_positions
+        .filter(|_| o.optimal_moves_empties > 0)
+        .map(|count| super::oracle::RunOptimalMoves::new(run.eval(), o.optimal_moves_empties, count));
     let mut search = match o.gumbel {
         Some(k) => format!("sims={},gumbel={k}", o.simulations),
         None => format!("sims={}", o.simulations),
@@ -243,21 +249,33 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             })?;
             rated_last = fit.is_some();
             if let Some(fit) = fit {
-                elo_log.write(&fit)?;
+                eval_log.write(&fit)?;
             }
             met.push(spec);
+            if let (true, Some(against_solver)) = (o.watch, &mut against_solver) {
+                ask_the_new_players(against_solver, &mut eval_log, o.setup.threads)?;
+            }
         }
         if !rated_last {
-            elo_log.write(&ratings(&[run.eval()], &run.eval(), None, false)?)?;
+            eval_log.write(&ratings(&[run.eval()], &run.eval(), None, false)?)?;
         }
         if !o.watch {
-            if o.optimal_moves_empties > 0 {
+            if let Some(against_solver) = &mut against_solver {
+                let Some(records) = ask_the_new_players(against_solver, &mut eval_log, o.setup.threads)? else {
+                    anyhow::bail!(
+                        "{}: no position with a choice and at most {} empties in the ladder's games",
+                        run.eval().display(),
+                        o.optimal_moves_empties
+                    );
+                };
+                super::oracle::print_every_player(&records, "positions", o.optimal_moves_empties);
+            } else if o.optimal_moves_empties > 0 {
                 super::oracle::optimal_moves(super::oracle::OptimalMovesOptions {
                     dirs: &[run.eval()],
                     out: &run.eval(),
                     player: None,
                     max_empties: o.optimal_moves_empties,
-                    fixed_positions: o.optimal_moves_positions,
+                    fixed_positions: None,
                     threads: o.setup.threads,
                 })?;
             }
@@ -436,30 +454,65 @@ impl Gating {
     }
 }
 
-/// The Elo of each newly rated checkpoint, at its step, in a TensorBoard event file of RUN/logs/eval (a run of
-/// its own beside the trainer's, so that neither's steps look out of order to TensorBoard).
-struct EloLog {
+/// The Elo of each newly rated checkpoint and its rate against the solver, at its step, in a TensorBoard event file
+/// of RUN/logs/eval (a run of its own beside the trainer's, so that neither's steps look out of order to
+/// TensorBoard).
+struct EvalLog {
     dir: PathBuf,
     writer: Option<othello_train::log::EventWriter>,
     logged_step: Option<u64>,
 }
 
-impl EloLog {
+impl EvalLog {
+    fn writer(&mut self) -> Result<&mut othello_train::log::EventWriter> {
+        if self.writer.is_none() {
+            self.writer = Some(othello_train::log::EventWriter::create(&self.dir)?);
+        }
+        Ok(self.writer.as_mut().expect("created above"))
+    }
+
+    /// The Elo of the checkpoints rated since the last call.
     fn write(&mut self, fit: &Ratings) -> Result<()> {
         let (curves, _) = curves_from(fit);
         let mut points: Vec<_> = curves.iter().flat_map(|c| c.points.iter()).collect();
         points.sort_by_key(|p| p.step);
         let logged = self.logged_step;
         for p in points.into_iter().filter(|p| logged.is_none_or(|s| p.step > s)) {
-            let writer = match &mut self.writer {
-                Some(w) => w,
-                None => self.writer.insert(othello_train::log::EventWriter::create(&self.dir)?),
-            };
-            writer.scalars(&[("elo", p.value as f32), ("elo_interval95", (p.high - p.value) as f32)], p.step)?;
+            let values = [("elo", p.value as f32), ("elo_interval95", (p.high - p.value) as f32)];
+            self.writer()?.scalars(&values, p.step)?;
             self.logged_step = Some(p.step);
         }
         Ok(())
     }
+}
+
+/// Puts the evaluation's players not yet asked to the fixed positions, with a line for each and each checkpoint's
+/// rate in TensorBoard, and stores every player's record when one was asked; returns them, or None while the
+/// ladder's games hold no position.
+fn ask_the_new_players(
+    against_solver: &mut super::oracle::RunOptimalMoves,
+    log: &mut EvalLog,
+    threads: usize,
+) -> Result<Option<Vec<othello_eval::endgame_oracle::OptimalMovesRow>>> {
+    let Some((records, asked)) = against_solver.update(threads)? else { return Ok(None) };
+    for r in records.iter().filter(|r| asked.contains(&r.player)) {
+        let (low, high) = r.report.optimal_interval();
+        eprintln!(
+            "{}: the solver's move in {:.1}% of {} positions (95%: {:.1}-{:.1})",
+            r.player,
+            100.0 * r.report.optimal_rate(),
+            r.report.positions,
+            100.0 * low,
+            100.0 * high
+        );
+        if let Some((_, _, info)) = othello_eval::ratings_plot::rated_checkpoint(&r.player) {
+            log.writer()?.scalars(&[("optimal_moves", r.report.optimal_rate() as f32)], info.step)?;
+        }
+    }
+    if !asked.is_empty() {
+        eprintln!("{}", against_solver.store(&records)?);
+    }
+    Ok(Some(records))
 }
 
 /// Where a directory's games are: an arena directory, or a run directory's RUN/eval.

@@ -1,12 +1,17 @@
 //! `oracle`: an agent against perfect play on positions from WTHOR games.
 
-use std::ops::Range;
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use othello_core::solve::Solution;
+use othello_core::Move;
+use othello_eval::endgame_oracle::{
+    choose_moves, ladder_positions, optimal_moves_csv, played_moves_by_player, position_set_name, score_played,
+    score_played_by_empties, OptimalMovesRow, OWN_MOVES,
+};
 
 use crate::input::read_wthor_games;
 
@@ -42,103 +47,218 @@ pub struct OptimalMovesOptions<'a> {
 /// player in all and by four empties at a time; for every player a table, and in `out` `optimal-moves.csv` and,
 /// when the players include checkpoints of training runs, `optimal-moves.svg` (several runs on one picture).
 pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
-    use othello_eval::endgame_oracle::{
-        choose_moves, ladder_positions, played_moves_by_player, score_played, score_played_by_empties, PlayedMoves,
-    };
     let rows = super::arena::rows_of(o.dirs)?;
     let names = || o.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
     let max_empties = o.max_empties;
-    // Each player's moves, and where the exact values of their positions' moves lie in `solutions`.
-    let mut measured: Vec<(String, PlayedMoves, Range<usize>)> = vec![];
-    let solutions = match o.fixed_positions {
-        None => {
-            let mut by_player = played_moves_by_player(&rows, max_empties)?;
-            by_player.retain(|p, _| o.player.is_none_or(|wanted| wanted == p));
-            let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
-            let mut start = 0;
-            for (player, played) in by_player {
-                let own = start..start + played.len();
-                start = own.end;
-                measured.push((player, played, own));
-            }
-            solve_with_progress(&positions, o.threads)?
-        }
-        Some(count) => {
-            let positions = ladder_positions(&rows, max_empties, count, 1)?;
-            anyhow::ensure!(
-                !positions.is_empty(),
+    if let Some(count) = o.fixed_positions {
+        let Some(mut fixed) = FixedPositions::draw(&rows, max_empties, count, o.threads)? else {
+            anyhow::bail!(
                 "{}: no position with a choice and at most {max_empties} empties in the games between untrained players",
                 names()
             );
-            let solutions = solve_with_progress(&positions, o.threads)?;
-            let specs: Vec<String> = match o.player {
-                Some(player) => vec![player.to_string()],
-                None => {
-                    let all = rows.iter().flat_map(|r| [r.black.clone(), r.white.clone()]);
-                    all.collect::<std::collections::BTreeSet<_>>().into_iter().collect()
-                }
-            };
-            let bar = ProgressBar::new(specs.len() as u64).with_style(
-                ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
-            );
-            if bar.is_hidden() {
-                eprintln!("{} players, {} positions each", specs.len(), positions.len());
-            }
-            let chosen = choose_moves(&specs, &positions, o.threads, 1, || bar.inc(1));
-            bar.finish_and_clear();
-            for (spec, moves) in specs.into_iter().zip(chosen) {
-                // A player that cannot answer (an engine that fails, a checkpoint since removed) is left out.
-                match moves {
-                    Ok(moves) => {
-                        measured.push((spec, positions.iter().cloned().zip(moves).collect(), 0..positions.len()))
-                    }
-                    Err(why) if o.player.is_none() => eprintln!("{spec}: left out: {why}"),
-                    Err(why) => return Err(why.into()),
-                }
-            }
-            solutions
+        };
+        let specs = match o.player {
+            Some(player) => vec![player.to_string()],
+            None => players_of(&rows),
+        };
+        // One player must answer; of every player, those that can.
+        let answered = fixed.ask(&specs, o.threads, o.player.is_some())?;
+        if let (Some(player), Some((_, moves))) = (o.player, answered.first()) {
+            let played: Vec<_> = fixed.positions.iter().cloned().zip(moves.iter().copied()).collect();
+            print_by_empties(player, &played, &fixed.solutions, "positions", max_empties);
+        } else {
+            print_every_player(&fixed.rows(&specs), "positions", max_empties);
+            eprintln!("{}", store_every_player(o.out, &fixed.rows(&specs))?);
         }
-    };
-    let what = match o.fixed_positions {
-        Some(_) => "positions",
-        None => "moves",
-    };
+        return Ok(());
+    }
+    let mut by_player = played_moves_by_player(&rows, max_empties)?;
+    by_player.retain(|p, _| o.player.is_none_or(|wanted| wanted == p));
+    let positions: Vec<_> = by_player.values().flatten().map(|(game, _)| game.clone()).collect();
+    let solutions = solve_with_progress(&positions, o.threads)?;
     let Some(player) = o.player else {
-        anyhow::ensure!(!measured.is_empty(), "{}: no move with a choice and at most {max_empties} empties", names());
-        let reports =
-            measured.iter().map(|(p, played, own)| (p.clone(), score_played(played, &solutions[own.clone()])));
-        return report_every_player(o.out, reports.collect(), what, max_empties);
+        anyhow::ensure!(!by_player.is_empty(), "{}: no move with a choice and at most {max_empties} empties", names());
+        let mut start = 0;
+        let mut records = vec![];
+        for (player, played) in by_player {
+            let report = score_played(&played, &solutions[start..start + played.len()]);
+            start += played.len();
+            records.push(OptimalMovesRow { player, report, position_set: OWN_MOVES.to_string() });
+        }
+        print_every_player(&records, "moves", max_empties);
+        eprintln!("{}", store_every_player(o.out, &records)?);
+        return Ok(());
     };
-    let Some((_, played, own)) = measured.first().filter(|(_, played, _)| !played.is_empty()) else {
+    let Some(played) = by_player.get(player).filter(|played| !played.is_empty()) else {
         anyhow::bail!("{}: no move of '{player}' with a choice and at most {max_empties} empties", names());
     };
-    let solutions = &solutions[own.clone()];
-    let report = score_played(played, solutions);
-    print_report(&format!("{player}: {} {what} with at most {max_empties} empties", report.positions), &report);
-    for (empties, report) in score_played_by_empties(played, solutions, 4) {
-        let (low, high) = (empties.start(), empties.end().min(&max_empties));
-        print_report(&format!("  {low}-{high} empties: {} {what}", report.positions), &report);
-    }
+    print_by_empties(player, played, &solutions, "moves", max_empties);
     Ok(())
 }
 
-/// Prints every player's record of `counted` (moves, or positions) with at most `max_empties` empties, best
-/// first, and stores it in `out`: `optimal-moves.csv`, and the checkpoints' rates drawn in `optimal-moves.svg`.
-fn report_every_player(
-    out: &Path,
-    mut reports: Vec<(String, othello_eval::OracleReport)>,
+/// Every player of the games in `rows`, in name order.
+fn players_of(rows: &[othello_eval::arena::ResultRow]) -> Vec<String> {
+    let all = rows.iter().flat_map(|r| [r.black.clone(), r.white.clone()]);
+    all.collect::<std::collections::BTreeSet<_>>().into_iter().collect()
+}
+
+/// One fixed set of positions from the games between untrained players, each solved once, and the record of every
+/// player asked so far: all answer the same positions, so their records compare directly (also across runs on one
+/// ladder and seed).
+pub struct FixedPositions {
+    positions: Vec<othello_core::Game>,
+    solutions: Vec<Solution>,
+    /// Its [`position_set_name`]: stored records of it are of these positions.
+    set: String,
+    records: BTreeMap<String, othello_eval::OracleReport>,
+}
+
+impl FixedPositions {
+    /// `count` positions with a choice and at most `max_empties` empties from the games in `rows` between players
+    /// without a model ([`ladder_positions`]), solved on `threads`; None when the
+    /// games hold none.
+    pub fn draw(
+        rows: &[othello_eval::arena::ResultRow],
+        max_empties: u32,
+        count: usize,
+        threads: usize,
+    ) -> Result<Option<FixedPositions>> {
+        let positions = ladder_positions(rows, max_empties, count, 1)?;
+        if positions.is_empty() {
+            return Ok(None);
+        }
+        let solutions = solve_with_progress(&positions, threads)?;
+        let set = position_set_name(&positions);
+        Ok(Some(FixedPositions { positions, solutions, set, records: BTreeMap::new() }))
+    }
+
+    /// Takes the records in `stored` that count these positions: those players are not asked again.
+    pub fn reuse(&mut self, stored: Vec<OptimalMovesRow>) {
+        for row in stored.into_iter().filter(|row| row.position_set == self.set) {
+            self.records.insert(row.player, row.report);
+        }
+    }
+
+    /// Asks each of `specs` without a record for its move in every position, the players spread over `threads`,
+    /// and records them; returns the players asked now with their moves. One that cannot answer (an engine that
+    /// fails, a checkpoint since removed) is left out with a line, or is the error when `strict`.
+    pub fn ask(&mut self, specs: &[String], threads: usize, strict: bool) -> Result<Vec<(String, Vec<Move>)>> {
+        let new: Vec<String> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
+        if new.is_empty() {
+            return Ok(vec![]);
+        }
+        let bar = ProgressBar::new(new.len() as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
+        );
+        if bar.is_hidden() {
+            eprintln!("{} player{}, {} positions each", new.len(), plural(new.len()), self.positions.len());
+        }
+        let chosen = choose_moves(&new, &self.positions, threads, 1, || bar.inc(1));
+        bar.finish_and_clear();
+        let mut answered = vec![];
+        for (spec, moves) in new.into_iter().zip(chosen) {
+            match moves {
+                Ok(moves) => {
+                    let played: Vec<_> = self.positions.iter().cloned().zip(moves.iter().copied()).collect();
+                    self.records.insert(spec.clone(), score_played(&played, &self.solutions));
+                    answered.push((spec, moves));
+                }
+                Err(why) if !strict => eprintln!("{spec}: left out: {why}"),
+                Err(why) => return Err(why.into()),
+            }
+        }
+        Ok(answered)
+    }
+
+    /// The records of those of `specs` that have one, as `optimal-moves.csv` stores them.
+    pub fn rows(&self, specs: &[String]) -> Vec<OptimalMovesRow> {
+        let record = |spec: &String| {
+            let report = *self.records.get(spec)?;
+            Some(OptimalMovesRow { player: spec.clone(), report, position_set: self.set.clone() })
+        };
+        specs.iter().filter_map(record).collect()
+    }
+}
+
+/// A run's evaluation against the solver as it goes: every player of RUN/eval's games put to one fixed set of
+/// positions from the ladder's games (drawn on the first call, once the ladder's round robin is stored), each
+/// player once: the records kept in RUN/eval/optimal-moves.csv are reused on resuming.
+pub struct RunOptimalMoves {
+    eval: PathBuf,
+    max_empties: u32,
+    count: usize,
+    fixed: Option<FixedPositions>,
+}
+
+impl RunOptimalMoves {
+    pub fn new(eval: PathBuf, max_empties: u32, count: usize) -> RunOptimalMoves {
+        RunOptimalMoves { eval, max_empties, count, fixed: None }
+    }
+
+    /// Asks the players of the games without a record; returns every player's record and the players asked now.
+    /// None while the ladder's games hold no position to ask.
+    pub fn update(&mut self, threads: usize) -> Result<Option<(Vec<OptimalMovesRow>, Vec<String>)>> {
+        let arena = othello_eval::arena::ArenaDir::new(&self.eval);
+        let rows = arena.read()?;
+        if self.fixed.is_none() {
+            self.fixed = FixedPositions::draw(&rows, self.max_empties, self.count, threads)?;
+            if let Some(fixed) = &mut self.fixed {
+                fixed.reuse(arena.read_optimal_moves()?);
+            }
+        }
+        let Some(fixed) = &mut self.fixed else { return Ok(None) };
+        let specs = players_of(&rows);
+        let asked: Vec<String> = fixed.ask(&specs, threads, false)?.into_iter().map(|(spec, _)| spec).collect();
+        Ok(Some((fixed.rows(&specs), asked)))
+    }
+
+    /// [`store_every_player`] in RUN/eval.
+    pub fn store(&self, records: &[OptimalMovesRow]) -> Result<String> {
+        store_every_player(&self.eval, records)
+    }
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}
+
+/// One player's record of `counted` (moves, or positions) in all and by four empties at a time.
+fn print_by_empties(
+    player: &str,
+    played: &[(othello_core::Game, Move)],
+    solutions: &[Solution],
     counted: &str,
     max_empties: u32,
-) -> Result<()> {
-    use othello_eval::ratings_plot::{curves_of, plot_curves};
-    reports.sort_by(|a, b| b.1.optimal_rate().total_cmp(&a.1.optimal_rate()));
-    let width = reports.iter().map(|(p, _)| p.len()).max().unwrap_or(6).max(6);
+) {
+    let report = score_played(played, solutions);
+    print_report(&format!("{player}: {} {counted} with at most {max_empties} empties", report.positions), &report);
+    for (empties, report) in score_played_by_empties(played, solutions, 4) {
+        let (low, high) = (empties.start(), empties.end().min(&max_empties));
+        print_report(&format!("  {low}-{high} empties: {} {counted}", report.positions), &report);
+    }
+}
+
+/// The records, the highest optimal-move rate first.
+fn best_first(records: &[OptimalMovesRow]) -> Vec<OptimalMovesRow> {
+    let mut records = records.to_vec();
+    records.sort_by(|a, b| b.report.optimal_rate().total_cmp(&a.report.optimal_rate()));
+    records
+}
+
+/// Prints every player's record of `counted` (moves, or positions) with at most `max_empties` empties, best first.
+pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_empties: u32) {
+    let records = best_first(records);
+    let width = records.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
     println!("{counted} with a choice and at most {max_empties} empties, against the solver:");
     println!(
         "{:<width$}  {:>9}  {:>8}  {:>11}  {:>11}  {:>9}",
         "player", counted, "optimal", "95%", "result kept", "mean loss"
     );
-    for (player, r) in &reports {
+    for OptimalMovesRow { player, report: r, .. } in records {
         let (low, high) = r.optimal_interval();
         println!(
             "{player:<width$}  {:>9}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
@@ -150,24 +270,29 @@ fn report_every_player(
             r.mean_loss()
         );
     }
+}
+
+/// Stores every player's record in `out`: `optimal-moves.csv` (best first), and the checkpoints' rates drawn in
+/// `optimal-moves.svg`; returns a line saying where.
+pub fn store_every_player(out: &Path, records: &[OptimalMovesRow]) -> Result<String> {
+    use othello_eval::ratings_plot::{curves_of, plot_curves};
+    let records = best_first(records);
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let arena = othello_eval::arena::ArenaDir::new(out);
     let csv = arena.optimal_moves_csv();
-    othello_run::write_atomic(&csv, othello_eval::endgame_oracle::optimal_moves_csv(&reports).as_bytes())
+    othello_run::write_atomic(&csv, optimal_moves_csv(&records).as_bytes())
         .with_context(|| format!("writing {}", csv.display()))?;
-    let (curves, mut fixed) = curves_of(reports.iter().map(|(player, r)| {
-        let (low, high) = r.optimal_interval();
-        (player.clone(), 100.0 * r.optimal_rate(), 100.0 * low, 100.0 * high)
+    let (curves, mut fixed) = curves_of(records.iter().map(|r| {
+        let (low, high) = r.report.optimal_interval();
+        (r.player.clone(), 100.0 * r.report.optimal_rate(), 100.0 * low, 100.0 * high)
     }));
     if curves.is_empty() {
-        eprintln!("every player's record in {}", csv.display());
-        return Ok(());
+        return Ok(format!("every player's record in {}", csv.display()));
     }
     fixed.push(("perfect play".to_string(), 100.0));
     let svg = arena.optimal_moves_svg();
     plot_curves(&curves, &fixed, "optimal moves (%)", &svg).map_err(|e| anyhow::anyhow!("{}: {e}", svg.display()))?;
-    eprintln!("every player's record in {}, the checkpoints' drawn in {}", csv.display(), svg.display());
-    Ok(())
+    Ok(format!("every player's record in {}, the checkpoints' drawn in {}", csv.display(), svg.display()))
 }
 
 /// Every move of each position solved exactly, `threads` positions at a time, with a progress bar.
@@ -178,7 +303,7 @@ fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Resu
     // Without a terminal the bar is hidden: a line before and after instead.
     let started = std::time::Instant::now();
     if bar.is_hidden() {
-        eprintln!("solving {} positions on {threads} thread{}", positions.len(), if threads == 1 { "" } else { "s" });
+        eprintln!("solving {} positions on {threads} thread{}", positions.len(), plural(threads));
     }
     let solutions = othello_eval::endgame_oracle::solve_all(positions, threads, |settled| bar.inc(settled as u64))?;
     bar.finish_and_clear();

@@ -175,17 +175,18 @@ pub fn run(o: RunOptions) -> Result<()> {
             (Some(a), None) | (None, Some(a)) => format!("  ETA {a:.1} min"),
             (None, None) => String::new(),
         };
-        let line = format!(
+        let training = format!(
             "{}  {games_rate:.1} games/s  {positions_rate:.0} positions/s  {elapsed:.1} min{eta}",
-            status.line()
+            status.training_line()
         );
+        // A terminal shows the evaluation on a line of its own; a log gets one line.
         if bar.is_hidden() {
             if last_plain.elapsed() >= PLAIN_EVERY {
-                eprintln!("{line}");
+                eprintln!("{training}  {}", status.evaluation_line());
                 last_plain = Instant::now();
             }
         } else {
-            bar.set_message(line);
+            bar.set_message(format!("{training}\n  {}", status.evaluation_line()));
             bar.tick();
         }
         if minutes > 0.0 && elapsed >= minutes {
@@ -289,6 +290,8 @@ struct Status {
     value_loss: f32,
     /// The newest rated checkpoint: its step, Elo and 95% interval.
     elo: Option<(u64, f64, f64)>,
+    /// The newest checkpoint put to the solver's positions: its step and the share of them it played perfectly.
+    optimal_moves: Option<(u64, f64)>,
     /// Self-play's simulations a full search, shown while they grow with the checkpoint's step.
     simulations: Option<u32>,
 }
@@ -317,7 +320,9 @@ impl Status {
                 (status.policy_loss, status.value_loss) = (loss("policy_loss"), loss("value_loss"));
             }
         }
-        status.elo = newest_rated(&othello_eval::arena::ArenaDir::new(run.eval()));
+        let eval = othello_eval::arena::ArenaDir::new(run.eval());
+        status.elo = newest_rated(&eval);
+        status.optimal_moves = newest_against_solver(&eval);
         if config.selfplay.final_simulations.is_some() {
             let model = othello_net::selfplay_model(run, config.eval.gating);
             let step = model.and_then(|m| read_info(&m).ok()).map_or(0, |info| info.step);
@@ -326,29 +331,49 @@ impl Status {
         status
     }
 
-    fn line(&self) -> String {
-        let elo = self.elo.map_or("Elo: not rated yet".to_string(), |(step, elo, ci)| {
-            format!("Elo {elo:+.0} +- {ci:.0} (step {step})")
-        });
+    /// Self-play's and the trainer's progress.
+    fn training_line(&self) -> String {
         let simulations = self.simulations.map_or(String::new(), |n| format!("  simulations {n}"));
         format!(
-            "games {}{simulations}  step {}  positions {}  window {}  policy loss {:.3}  value loss {:.3}  {elo}",
+            "games {}{simulations}  step {}  positions {}  window {}  policy loss {:.3}  value loss {:.3}",
             self.games, self.step, self.positions, self.window, self.policy_loss, self.value_loss
         )
     }
+
+    /// The evaluation's newest measures.
+    fn evaluation_line(&self) -> String {
+        let elo = self.elo.map_or("Elo: not rated yet".to_string(), |(step, elo, ci)| {
+            format!("Elo {elo:+.0} +- {ci:.0} (step {step})")
+        });
+        let optimal = self
+            .optimal_moves
+            .map_or(String::new(), |(step, rate)| format!("  optimal moves {:.1}% (step {step})", 100.0 * rate));
+        elo + &optimal
+    }
+}
+
+/// The measure of the newest checkpoint among `measures` (player, measure): its step and the measure.
+fn newest_checkpoint<'a, T>(measures: impl Iterator<Item = (&'a str, T)>) -> Option<(u64, T)> {
+    measures
+        .filter_map(|(player, measure)| {
+            let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(player)?;
+            Some((info.step, measure))
+        })
+        .max_by_key(|(step, _)| *step)
 }
 
 /// The newest checkpoint in an evaluation's `ratings.json`: its step, Elo and 95% interval.
 fn newest_rated(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64, f64)> {
-    eval.read_ratings()
-        .ok()?
-        .ratings
-        .iter()
-        .filter_map(|r| {
-            let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(&r.player)?;
-            Some((info.step, r.elo, r.interval95))
-        })
-        .max_by_key(|r| r.0)
+    let table = eval.read_ratings().ok()?;
+    let (step, (elo, interval)) =
+        newest_checkpoint(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))))?;
+    Some((step, elo, interval))
+}
+
+/// The newest checkpoint in an evaluation's `optimal-moves.csv`: its step and optimal-move rate.
+fn newest_against_solver(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64)> {
+    let records = eval.read_optimal_moves().ok()?;
+    newest_checkpoint(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())))
 }
 
 #[cfg(test)]
@@ -380,12 +405,41 @@ mod tests {
         let status = Status::read(&run, &config);
         // 32 + 96 * 500 / 1000.
         assert_eq!(status.simulations, Some(80));
-        assert!(status.line().contains("simulations 80"), "{}", status.line());
+        assert!(status.training_line().contains("simulations 80"), "{}", status.training_line());
         config.eval.gating = true;
         othello_net::set_best_model(&run, &older).unwrap();
         assert_eq!(Status::read(&run, &config).simulations, Some(56));
         (config.eval.gating, config.selfplay.final_simulations) = (false, None);
         let status = Status::read(&run, &config);
-        assert!(!status.line().contains("simulations"), "{}", status.line());
+        assert!(!status.training_line().contains("simulations"), "{}", status.training_line());
+    }
+
+    /// The evaluation's line shows the newest checkpoint's rate against the solver once the evaluation has put one
+    /// to its positions, whatever order the records are in; before that, none.
+    #[test]
+    fn the_status_line_shows_the_newest_checkpoints_optimal_moves() {
+        use othello_eval::endgame_oracle::{optimal_moves_csv, OptimalMovesRow};
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path());
+        let config = RunConfig::parse("", "s.toml").unwrap();
+        assert!(!Status::read(&run, &config).evaluation_line().contains("optimal"));
+        let record = |player: String, optimal| OptimalMovesRow {
+            player,
+            report: othello_eval::OracleReport {
+                positions: 40,
+                optimal,
+                result_kept: 40,
+                total_loss: 0,
+                total_squared_loss: 0,
+            },
+            position_set: "fixed-0".into(),
+        };
+        let spec = |step| format!("net:model={},sims=8", checkpoint(&run, step).display());
+        let rows = [record(spec(500), 30), record("random".into(), 10), record(spec(250), 20)];
+        std::fs::create_dir_all(run.eval()).unwrap();
+        let eval = othello_eval::arena::ArenaDir::new(run.eval());
+        std::fs::write(eval.optimal_moves_csv(), optimal_moves_csv(&rows)).unwrap();
+        let line = Status::read(&run, &config).evaluation_line();
+        assert!(line.contains("optimal moves 75.0% (step 500)"), "{line}");
     }
 }
