@@ -180,8 +180,9 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
     }
     let mut rated = 0;
     let mut eval_log = EvalLog { dir: run.eval_logs(), writer: None, logged_step: None };
-    // With fixed positions, each checkpoint is put to them as it is rated, so that a long run does not end with
-    // all of its checkpoints to ask; with their own moves (which later checkpoints' games add to), at the end.
+    // With fixed positions, each checkpoint is put to them as its gauntlet ends (stored at once, so that a stop
+    // loses none and a long run does not end with all of them to ask); with their own moves (which later
+    // checkpoints' games add to), at the end.
     let mut against_solver = o
         .optimal_moves_positions
         .filter(|_| o.optimal_moves_empties > 0)
@@ -252,7 +253,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
                 eval_log.write(&fit)?;
             }
             met.push(spec);
-            if let (true, Some(against_solver)) = (o.watch, &mut against_solver) {
+            if let Some(against_solver) = &mut against_solver {
                 ask_the_new_players(against_solver, &mut eval_log, o.setup.threads)?;
             }
         }
