@@ -339,7 +339,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
         optimal_points += bytes.windows(13).filter(|w| w == b"optimal_moves").count();
     }
     assert!((1..=4).contains(&optimal_points), "{optimal_points} optimal-move points in RUN/logs/eval");
-    // Evaluated again, nothing is played or asked: the stored games and records are the evaluation's.
+    // Evaluated again, nothing is played, asked or solved: the stored games and records are the evaluation's.
     let csv = std::fs::read_to_string(eval.optimal_moves_csv()).unwrap();
     let out = bin()
         .args(["evaluate", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
@@ -348,6 +348,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(!stderr.contains("positions each") && !stderr.contains("the solver's move in"), "{stderr}");
+    assert!(!stderr.contains("solving"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("against the solver"));
     assert_eq!(std::fs::read_to_string(eval.optimal_moves_csv()).unwrap(), csv);
     // Other positions (fewer of them): no record is reused, every player is asked again.

@@ -160,7 +160,8 @@ pub struct EvaluateOptions<'a> {
     /// Keep watching RUN/models and rate each new checkpoint as it appears (until killed): the newest first, and
     /// one every-th checkpoint not begun a pass.
     pub watch: bool,
-    /// Not watching, at the end: every player's moves with at most this many empties against the solver; 0: none.
+    /// Every player's moves with at most this many empties against the solver: on fixed positions each checkpoint's
+    /// as its gauntlet ends, on their own moves at the end (not watching); 0: none.
     pub optimal_moves_empties: u32,
     /// Those moves: choices in this many positions from the ladder's games, the same for all; None: their own.
     pub optimal_moves_positions: Option<usize>,

@@ -51,7 +51,7 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
     let names = || o.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
     let max_empties = o.max_empties;
     if let Some(count) = o.fixed_positions {
-        let Some(mut fixed) = FixedPositions::draw(&rows, max_empties, count, o.threads)? else {
+        let Some(mut fixed) = FixedPositions::draw(&rows, max_empties, count)? else {
             anyhow::bail!(
                 "{}: no position with a choice and at most {max_empties} empties in the games between untrained players",
                 names()
@@ -65,10 +65,11 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
         let answered = fixed.ask(&specs, o.threads, o.player.is_some())?;
         if let (Some(player), Some((_, moves))) = (o.player, answered.first()) {
             let played: Vec<_> = fixed.positions.iter().cloned().zip(moves.iter().copied()).collect();
-            print_by_empties(player, &played, &fixed.solutions, "positions", max_empties);
+            print_by_empties(player, &played, fixed.solutions.as_deref().unwrap_or_default(), "positions", max_empties);
         } else {
-            print_every_player(&fixed.rows(&specs), "positions", max_empties);
-            eprintln!("{}", store_every_player(o.out, &fixed.rows(&specs))?);
+            let records = fixed.rows(&specs);
+            print_every_player(&records, "positions", max_empties);
+            eprintln!("{}", store_every_player(o.out, &records)?);
         }
         return Ok(());
     }
@@ -102,12 +103,13 @@ fn players_of(rows: &[othello_eval::arena::ResultRow]) -> Vec<String> {
     all.collect::<std::collections::BTreeSet<_>>().into_iter().collect()
 }
 
-/// One fixed set of positions from the games between untrained players, each solved once, and the record of every
-/// player asked so far: all answer the same positions, so their records compare directly (also across runs on one
-/// ladder and seed).
+/// One fixed set of positions from the games between untrained players, each solved once (when a player is first
+/// asked), and the record of every player asked so far: all answer the same positions, so their records compare
+/// directly (also across runs on one ladder and seed).
 pub struct FixedPositions {
     positions: Vec<othello_core::Game>,
-    solutions: Vec<Solution>,
+    /// None until a player without a record is asked: records reused from a stored table need no solving.
+    solutions: Option<Vec<Solution>>,
     /// Its [`position_set_name`]: stored records of it are of these positions.
     set: String,
     records: BTreeMap<String, othello_eval::OracleReport>,
@@ -115,21 +117,18 @@ pub struct FixedPositions {
 
 impl FixedPositions {
     /// `count` positions with a choice and at most `max_empties` empties from the games in `rows` between players
-    /// without a model ([`ladder_positions`]), solved on `threads`; None when the
-    /// games hold none.
+    /// without a model ([`ladder_positions`]); None when the games hold none.
     pub fn draw(
         rows: &[othello_eval::arena::ResultRow],
         max_empties: u32,
         count: usize,
-        threads: usize,
     ) -> Result<Option<FixedPositions>> {
         let positions = ladder_positions(rows, max_empties, count, 1)?;
         if positions.is_empty() {
             return Ok(None);
         }
-        let solutions = solve_with_progress(&positions, threads)?;
         let set = position_set_name(&positions);
-        Ok(Some(FixedPositions { positions, solutions, set, records: BTreeMap::new() }))
+        Ok(Some(FixedPositions { positions, solutions: None, set, records: BTreeMap::new() }))
     }
 
     /// Takes the records in `stored` that count these positions: those players are not asked again.
@@ -139,14 +138,19 @@ impl FixedPositions {
         }
     }
 
-    /// Asks each of `specs` without a record for its move in every position, the players spread over `threads`,
-    /// and records them; returns the players asked now with their moves. One that cannot answer (an engine that
+    /// Asks each of `specs` without a record for its move in every position, the players spread over `threads`
+    /// (and the positions, when first needed, solved on them), and records them; returns the players asked now with their moves. One that cannot answer (an engine that
     /// fails, a checkpoint since removed) is left out with a line, or is the error when `strict`.
     pub fn ask(&mut self, specs: &[String], threads: usize, strict: bool) -> Result<Vec<(String, Vec<Move>)>> {
         let new: Vec<String> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
         if new.is_empty() {
             return Ok(vec![]);
         }
+        let solutions = match self.solutions.take() {
+            Some(solutions) => solutions,
+            None => solve_with_progress(&self.positions, threads)?,
+        };
+        let solutions = &*self.solutions.insert(solutions);
         let bar = ProgressBar::new(new.len() as u64).with_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
         );
@@ -160,7 +164,7 @@ impl FixedPositions {
             match moves {
                 Ok(moves) => {
                     let played: Vec<_> = self.positions.iter().cloned().zip(moves.iter().copied()).collect();
-                    self.records.insert(spec.clone(), score_played(&played, &self.solutions));
+                    self.records.insert(spec.clone(), score_played(&played, solutions));
                     answered.push((spec, moves));
                 }
                 Err(why) if !strict => eprintln!("{spec}: left out: {why}"),
@@ -201,7 +205,7 @@ impl RunOptimalMoves {
         let arena = othello_eval::arena::ArenaDir::new(&self.eval);
         let rows = arena.read()?;
         if self.fixed.is_none() {
-            self.fixed = FixedPositions::draw(&rows, self.max_empties, self.count, threads)?;
+            self.fixed = FixedPositions::draw(&rows, self.max_empties, self.count)?;
             if let Some(fixed) = &mut self.fixed {
                 fixed.reuse(arena.read_optimal_moves()?);
             }
