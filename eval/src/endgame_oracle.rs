@@ -233,21 +233,26 @@ pub fn choose_moves(
     on_player: impl Fn() + Sync,
 ) -> Vec<Result<Vec<Move>, AgentError>> {
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut chosen: Vec<Option<Result<Vec<Move>, AgentError>>> = (0..specs.len()).map(|_| None).collect();
-    let done = std::sync::Mutex::new(&mut chosen);
-    std::thread::scope(|scope| {
-        for _ in 0..threads.clamp(1, specs.len().max(1)) {
-            scope.spawn(|| loop {
-                let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                let Some(spec) = specs.get(i) else { break };
-                let moves = crate::agent::agent_from_spec(spec, seed)
-                    .and_then(|mut agent| games.iter().map(|g| agent.select_move(g)).collect());
-                done.lock().expect("no thread panics holding it")[i] = Some(moves);
-                on_player();
-            });
-        }
+    let mut chosen: Vec<(usize, Result<Vec<Move>, AgentError>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.clamp(1, specs.len().max(1)))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(spec) = specs.get(i) else { break mine };
+                        let moves = crate::agent::agent_from_spec(spec, seed)
+                            .and_then(|mut agent| games.iter().map(|g| agent.select_move(g)).collect());
+                        mine.push((i, moves));
+                        on_player();
+                    }
+                })
+            })
+            .collect();
+        workers.into_iter().flat_map(|w| w.join().expect("a player's thread returns its moves")).collect()
     });
-    chosen.into_iter().map(|c| c.expect("every player is played")).collect()
+    chosen.sort_unstable_by_key(|(i, _)| *i);
+    chosen.into_iter().map(|(_, moves)| moves).collect()
 }
 
 /// Scores moves already played (from [`played_moves_by_player`]) against `solutions`, their positions' exact values.

@@ -65,12 +65,13 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
         rows.lock().unwrap_or_else(|e| e.into_inner()).iter().map(|r| r.key.clone()).collect();
     let todo: Vec<_> = all.iter().filter(|p| !done.contains(&p.key)).cloned().collect();
     eprintln!(
-        "{} games scheduled, {} already in {}, {} to play on {} threads",
+        "{} games scheduled, {} already in {}, {} to play on {} thread{}",
         all.len(),
         all.len() - todo.len(),
         dir.results().display(),
         todo.len(),
-        setup.threads
+        setup.threads,
+        super::plural(setup.threads)
     );
     let bar = ProgressBar::new(todo.len() as u64).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),

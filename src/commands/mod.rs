@@ -16,3 +16,12 @@ pub mod run;
 pub mod selfplay;
 pub mod solve;
 pub mod train;
+
+/// The plural ending of a count's noun.
+fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
+    } else {
+        "s"
+    }
+}

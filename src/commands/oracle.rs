@@ -139,8 +139,9 @@ impl FixedPositions {
     }
 
     /// Asks each of `specs` without a record for its move in every position, the players spread over `threads`
-    /// (and the positions, when first needed, solved on them), and records them; returns the players asked now with their moves. One that cannot answer (an engine that
-    /// fails, a checkpoint since removed) is left out with a line, or is the error when `strict`.
+    /// (and the positions, when first needed, solved on them), and records them; returns the players asked now with
+    /// their moves. One that cannot answer (an engine that fails, a checkpoint since removed) is left out with a
+    /// line, or is the error when `strict`.
     pub fn ask(&mut self, specs: &[String], threads: usize, strict: bool) -> Result<Vec<(String, Vec<Move>)>> {
         let new: Vec<String> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
         if new.is_empty() {
@@ -155,7 +156,7 @@ impl FixedPositions {
             ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
         );
         if bar.is_hidden() {
-            eprintln!("{} player{}, {} positions each", new.len(), plural(new.len()), self.positions.len());
+            eprintln!("{} player{}, {} positions each", new.len(), super::plural(new.len()), self.positions.len());
         }
         let chosen = choose_moves(&new, &self.positions, threads, 1, || bar.inc(1));
         bar.finish_and_clear();
@@ -219,14 +220,6 @@ impl RunOptimalMoves {
     /// [`store_every_player`] in RUN/eval.
     pub fn store(&self, records: &[OptimalMovesRow]) -> Result<String> {
         store_every_player(&self.eval, records)
-    }
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
     }
 }
 
@@ -307,7 +300,7 @@ fn solve_with_progress(positions: &[othello_core::Game], threads: usize) -> Resu
     // Without a terminal the bar is hidden: a line before and after instead.
     let started = std::time::Instant::now();
     if bar.is_hidden() {
-        eprintln!("solving {} positions on {threads} thread{}", positions.len(), plural(threads));
+        eprintln!("solving {} positions on {threads} thread{}", positions.len(), super::plural(threads));
     }
     let solutions = othello_eval::endgame_oracle::solve_all(positions, threads, |settled| bar.inc(settled as u64))?;
     bar.finish_and_clear();

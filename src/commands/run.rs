@@ -127,7 +127,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         "run {}: self-play on {selfplay_threads} thread{}, the trainer, evaluation on {eval_threads} at nice {eval_nice}; \
          {}; logs in {}",
         run.root().display(),
-        if selfplay_threads == 1 { "" } else { "s" },
+        super::plural(selfplay_threads),
         match (steps, minutes) {
             (0, m) if m <= 0.0 => "until stopped".to_string(),
             (0, m) => format!("for {m} minutes"),
