@@ -105,7 +105,9 @@ pub fn read_info(path: &Path) -> Result<ModelInfo, ModelError> {
     let sidecar = path.with_extension("json");
     let err = |problem: String| ModelError { path: sidecar.clone(), problem };
     let text = std::fs::read_to_string(&sidecar).map_err(|e| err(format!("reading the sidecar: {e}")))?;
-    serde_json::from_str(&text).map_err(|e| err(format!("bad sidecar: {e}")))
+    let info: ModelInfo = serde_json::from_str(&text).map_err(|e| err(format!("bad sidecar: {e}")))?;
+    info.architecture.validate().map_err(|e| err(format!("bad sidecar: architecture: {e}")))?;
+    Ok(info)
 }
 
 /// Loads a model; with `expected`, a checkpoint of another architecture is an error naming both.
@@ -243,6 +245,12 @@ mod tests {
         let bytes = std::fs::read(&weights).unwrap();
         std::fs::write(&weights, &bytes[..bytes.len() / 3]).unwrap();
         assert!(load_model(&path, None, &device).is_err());
+        // So is a sidecar naming an architecture that cannot be built, before anything is allocated for it.
+        let sidecar = path.with_extension("json");
+        let text = std::fs::read_to_string(&sidecar).unwrap().replace("\"blocks\": 1", "\"blocks\": 100000000");
+        std::fs::write(&sidecar, text).unwrap();
+        let err = load_model(&path, None, &device).unwrap_err().to_string();
+        assert!(err.contains(&*sidecar.to_string_lossy()) && err.contains("parameters"), "{err}");
     }
 
     /// The value head's width is part of the architecture; a sidecar written before the key existed has one channel.

@@ -25,6 +25,10 @@ pub struct NetConfig {
     pub value_hidden: usize,
 }
 
+/// The most parameters an architecture may have: more is a mistyped key, whose arrays would exhaust the memory
+/// before any error could name it.
+pub const MAX_PARAMETERS: u64 = 100_000_000;
+
 impl Default for NetConfig {
     /// 4 residual blocks of 64 filters.
     fn default() -> NetConfig {
@@ -47,7 +51,8 @@ impl NetConfig {
         NetConfig { blocks, filters, input_planes: PLANES.len(), value_channels: 1, value_hidden: 64 }
     }
 
-    /// Why this architecture cannot be built, if it cannot: every width at least 1, the planes the encoder makes.
+    /// Why this architecture cannot be built, if it cannot: every width at least 1, the planes the encoder makes,
+    /// and at most [`MAX_PARAMETERS`].
     pub fn validate(&self) -> Result<(), String> {
         let widths =
             [("filters", self.filters), ("value_channels", self.value_channels), ("value_hidden", self.value_hidden)];
@@ -59,7 +64,38 @@ impl NetConfig {
         if self.input_planes != PLANES.len() {
             return Err(format!("input_planes = {} (the encoder makes {})", self.input_planes, PLANES.len()));
         }
+        let parameters = self.parameters();
+        if parameters > MAX_PARAMETERS {
+            return Err(format!(
+                "a {self} network has {parameters} parameters (at most {MAX_PARAMETERS}: 40 blocks of 256 filters \
+                 have 47 million)"
+            ));
+        }
         Ok(())
+    }
+
+    /// The parameters (weights, biases, the batch norms' scales, shifts and running statistics), saturating where
+    /// a mistyped width overflows.
+    pub fn parameters(&self) -> u64 {
+        let [blocks, f, planes, vc, vh] =
+            [self.blocks, self.filters, self.input_planes, self.value_channels, self.value_hidden].map(|n| n as u64);
+        let conv_bn = |cin: u64, cout: u64, k: u64| {
+            cin.saturating_mul(cout).saturating_mul(k * k).saturating_add(cout.saturating_mul(4))
+        };
+        let linear = |inputs: u64, outputs: u64| inputs.saturating_mul(outputs).saturating_add(outputs);
+        [
+            conv_bn(planes, f, 3),
+            blocks.saturating_mul(2).saturating_mul(conv_bn(f, f, 3)),
+            conv_bn(f, 2, 1),
+            linear(2 * 64, 65),
+            conv_bn(f, vc, 1),
+            linear(vc.saturating_mul(64), vh),
+            linear(vh, 1),
+            linear(vh, 1),
+            linear(f, 1),
+        ]
+        .into_iter()
+        .fold(0, u64::saturating_add)
     }
 
     pub fn init(&self, device: &Device) -> Network {
@@ -226,6 +262,27 @@ mod tests {
     use crate::predict::{predict, Predictor};
     use crate::testing::{positions, tiny};
     use othello_core::{Rules, Symmetry};
+
+    /// The parameter count that bounds an architecture is the one burn's module counts.
+    #[test]
+    fn parameters_are_counted_as_burn_counts_them() {
+        let device = Device::flex();
+        for config in
+            [NetConfig::new(1, 8), NetConfig::new(2, 32), NetConfig { value_channels: 4, ..NetConfig::new(3, 16) }]
+        {
+            assert_eq!(config.parameters(), config.init(&device).num_params() as u64, "{config}");
+        }
+    }
+
+    /// A mistyped width or depth is an error before anything is allocated, also where its count overflows.
+    #[test]
+    fn architectures_beyond_the_parameter_limit_are_refused() {
+        assert_eq!(NetConfig::new(40, 256).validate(), Ok(()));
+        for huge in [NetConfig::new(100_000, 64), NetConfig::new(2, 1 << 40), NetConfig::new(usize::MAX, usize::MAX)] {
+            let why = huge.validate().expect_err("too many parameters");
+            assert!(why.contains("parameters"), "{why}");
+        }
+    }
 
     /// Blocks added to a network begin as the identity: its predictions do not move, in inference (running
     /// statistics) and in training (batch statistics) alike.
