@@ -141,10 +141,10 @@ impl RunConfig {
             anyhow::bail!("config {origin}: [eval] {key} = 0 (expected 1 or more)");
         }
         anyhow::ensure!(
-            eval.simulations <= othello_eval::MAX_NET_SIMULATIONS,
+            eval.simulations <= othello_selfplay::MAX_SIMULATIONS,
             "config {origin}: [eval] simulations = {} (expected at most {})",
             eval.simulations,
-            othello_eval::MAX_NET_SIMULATIONS
+            othello_selfplay::MAX_SIMULATIONS
         );
         anyhow::ensure!(
             config.eval.nice <= 19,
@@ -271,6 +271,10 @@ mod tests {
             ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
             ("[eval]\nsimulations = 1000001\n", "[eval] simulations = 1000001"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
+            ("[network]\nblocks = 100000\n", "parameters"),
+            ("[selfplay]\ngames_in_flight = 100000000\n", "[selfplay] games_in_flight = 100000000"),
+            ("[selfplay]\ncheap_simulations = 4000000\n", "[selfplay] cheap_simulations = 4000000"),
+            ("[train]\nbatch_size = 1000000000\n", "batch_size = 1000000000"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
         ] {
             let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());

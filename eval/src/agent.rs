@@ -20,9 +20,6 @@ pub enum AgentError {
 /// `score_utility` keys.
 pub const MAX_SCORE_UTILITY: f32 = 10.0;
 
-/// The most simulations a `net:` player searches a move (`sims=`, and the configs' `[eval] simulations`).
-pub const MAX_NET_SIMULATIONS: u32 = 1_000_000;
-
 /// The largest Gumbel value scale a `net:` player takes (`qscale=`).
 const MAX_GUMBEL_Q_SCALE: f32 = 1000.0;
 
@@ -159,7 +156,7 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
                 Some("true") => Some(16),
                 Some(_) => Some(number("gumbel", 16, 2..=64)? as usize),
             };
-            let sims = number("sims", 200, 1..=MAX_NET_SIMULATIONS)?;
+            let sims = number("sims", 200, 1..=othello_selfplay::MAX_SIMULATIONS)?;
             let mcts = othello_selfplay::mcts::MctsConfig {
                 score_utility: up_to("score", MAX_SCORE_UTILITY)?,
                 gumbel_q_scale: match params.get("qscale") {

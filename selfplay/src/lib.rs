@@ -10,4 +10,4 @@ pub mod worker;
 
 pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
 pub use mcts::{MctsConfig, Select, Tree};
-pub use play::{play_game, LeafEvaluator, RootSelection, SelfPlayConfig};
+pub use play::{play_game, LeafEvaluator, RootSelection, SelfPlayConfig, MAX_SIMULATIONS};

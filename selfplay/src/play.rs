@@ -32,6 +32,9 @@ pub enum RootSelection {
     Gumbel,
 }
 
+/// The most simulations a search makes for one move (self-play's and a `net:` player's).
+pub const MAX_SIMULATIONS: u32 = 1_000_000;
+
 /// How self-play plays (the `[selfplay]` section of a run config); every default documented here is what an
 /// unset key means.
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
@@ -114,6 +117,18 @@ impl Default for SelfPlayConfig {
 impl SelfPlayConfig {
     /// Checks the values serde cannot (and what a `net:` player's spec takes: `gumbel_considered` 2 to 64).
     pub fn validate(&self) -> Result<(), String> {
+        // Bounds beyond any useful value, so that a mistyped one is an error naming its key, not an exhausted memory.
+        let limits = [
+            ("simulations", u64::from(self.simulations), u64::from(MAX_SIMULATIONS)),
+            ("final_simulations", self.final_simulations.map_or(1, u64::from), u64::from(MAX_SIMULATIONS)),
+            ("cheap_simulations", u64::from(self.cheap_simulations), u64::from(MAX_SIMULATIONS)),
+            ("batch", self.batch as u64, 1 << 10),
+            ("games_per_shard", self.games_per_shard as u64, 1 << 16),
+            ("games_in_flight", self.games_in_flight as u64, 1 << 16),
+        ];
+        if let Some((key, value, max)) = limits.iter().find(|(_, n, max)| n > max) {
+            return Err(format!("[selfplay] {key} = {value} (expected at most {max})"));
+        }
         let counts = [
             ("simulations", u64::from(self.simulations)),
             ("final_simulations", self.final_simulations.map_or(1, u64::from)),

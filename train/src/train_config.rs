@@ -118,11 +118,18 @@ impl Default for TrainConfig {
     }
 }
 
+/// The largest batch the trainer takes.
+pub const MAX_BATCH_SIZE: usize = 1 << 16;
+
 impl TrainConfig {
     /// Checks the values serde cannot.
     pub fn validate(&self) -> Result<(), String> {
         if self.batch_size == 0 || self.checkpoint_every == 0 || self.log_every == 0 {
             return Err("batch_size, checkpoint_every and log_every must be positive".into());
+        }
+        // Beyond any useful batch: a mistyped one is an error naming its key, not an exhausted memory.
+        if self.batch_size > MAX_BATCH_SIZE {
+            return Err(format!("batch_size = {} (expected at most {MAX_BATCH_SIZE})", self.batch_size));
         }
         // Written so that NaN fails too.
         let positive = |x: f64| x > 0.0;
