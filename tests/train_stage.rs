@@ -332,6 +332,13 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(stdout.contains("against the solver"), "the optimal-move table at the end: {stdout}");
     let svg = std::fs::read_to_string(dir.eval().join("optimal-moves.svg")).unwrap();
     assert!(svg.contains("optimal moves (%) against training step") && svg.contains("perfect play"));
+    // The run's end sums up what it learnt, from the initialisation to the last checkpoint.
+    let learnt = stderr.lines().find(|l| l.starts_with("learnt: ")).unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        learnt.contains("(step 0) -> ") && learnt.contains("(step 120)") && learnt.contains("(random +0"),
+        "{learnt}"
+    );
+    assert!(learnt.contains("; the solver's move "), "{learnt}");
     // Each checkpoint was put to them once, as it was rated or at the end, its rate sent to TensorBoard then.
     let mut optimal_points = 0;
     for entry in std::fs::read_dir(dir.eval_logs()).unwrap() {

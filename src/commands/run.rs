@@ -227,6 +227,9 @@ pub fn run(o: RunOptions) -> Result<()> {
     if !status.success() {
         bail!("the final evaluation failed: {status}");
     }
+    if let Some(summary) = learning_summary(&othello_eval::arena::ArenaDir::new(run.eval())) {
+        eprintln!("learnt: {summary}");
+    }
     eprintln!(
         "models in {}, evaluation games and ratings.svg{} in {}, logs in {} (tensorboard --logdir {})",
         run.models().display(),
@@ -352,28 +355,65 @@ impl Status {
     }
 }
 
-/// The measure of the newest checkpoint among `measures` (player, measure): its step and the measure.
-fn newest_checkpoint<'a, T>(measures: impl Iterator<Item = (&'a str, T)>) -> Option<(u64, T)> {
-    measures
+/// The checkpoints among `measures` (player, measure), oldest first: each one's step and measure.
+fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>) -> Vec<(u64, T)> {
+    let mut checkpoints: Vec<(u64, T)> = measures
         .filter_map(|(player, measure)| {
             let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(player)?;
             Some((info.step, measure))
         })
-        .max_by_key(|(step, _)| *step)
+        .collect();
+    checkpoints.sort_by_key(|(step, _)| *step);
+    checkpoints
+}
+
+/// The checkpoints in an evaluation's `ratings.json`, oldest first: each one's step, Elo and 95% interval.
+fn rated_checkpoints(eval: &othello_eval::arena::ArenaDir) -> Vec<(u64, (f64, f64))> {
+    let Ok(table) = eval.read_ratings() else { return vec![] };
+    checkpoints_by_step(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))))
+}
+
+/// The checkpoints in an evaluation's `optimal-moves.csv`, oldest first: each one's step and optimal-move rate.
+fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir) -> Vec<(u64, f64)> {
+    let Ok(records) = eval.read_optimal_moves() else { return vec![] };
+    checkpoints_by_step(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())))
 }
 
 /// The newest checkpoint in an evaluation's `ratings.json`: its step, Elo and 95% interval.
 fn newest_rated(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64, f64)> {
-    let table = eval.read_ratings().ok()?;
-    let (step, (elo, interval)) =
-        newest_checkpoint(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))))?;
-    Some((step, elo, interval))
+    rated_checkpoints(eval).pop().map(|(step, (elo, interval))| (step, elo, interval))
 }
 
 /// The newest checkpoint in an evaluation's `optimal-moves.csv`: its step and optimal-move rate.
 fn newest_against_solver(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64)> {
-    let records = eval.read_optimal_moves().ok()?;
-    newest_checkpoint(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())))
+    checkpoints_against_solver(eval).pop()
+}
+
+/// What the run learnt, for its end: the oldest and the newest rated checkpoint's Elo beside the ladder's anchor
+/// and strongest rung, and their rates against the solver; None before a checkpoint is rated.
+fn learning_summary(eval: &othello_eval::arena::ArenaDir) -> Option<String> {
+    fn first_to_last<T>(checkpoints: &[(u64, T)], show: impl Fn(&T) -> String) -> Option<String> {
+        let ((first_step, first), (last_step, last)) = (checkpoints.first()?, checkpoints.last()?);
+        Some(match checkpoints.len() {
+            1 => format!("{} (step {first_step})", show(first)),
+            _ => format!("{} (step {first_step}) -> {} (step {last_step})", show(first), show(last)),
+        })
+    }
+    let table = eval.read_ratings().ok()?;
+    let elo = first_to_last(&rated_checkpoints(eval), |(elo, interval)| format!("{elo:+.0} +- {interval:.0}"))?;
+    let mut summary = format!("Elo {elo}");
+    let rungs = table
+        .ratings
+        .iter()
+        .filter(|r| r.player != table.anchor && othello_eval::ratings_plot::rated_checkpoint(&r.player).is_none());
+    summary += &match rungs.max_by(|a, b| a.elo.total_cmp(&b.elo)) {
+        Some(top) => format!(" ({} {:+.0}, {} {:+.0})", table.anchor, table.anchor_elo, top.player, top.elo),
+        None => format!(" ({} {:+.0})", table.anchor, table.anchor_elo),
+    };
+    if let Some(rates) = first_to_last(&checkpoints_against_solver(eval), |rate| format!("{:.1}%", 100.0 * rate)) {
+        summary += &format!("; the solver's move {rates}");
+    }
+    Some(summary)
 }
 
 #[cfg(test)]
@@ -441,5 +481,62 @@ mod tests {
         std::fs::write(eval.optimal_moves_csv(), optimal_moves_csv(&rows)).unwrap();
         let line = Status::read(&run, &config).evaluation_line();
         assert!(line.contains("optimal moves 75.0% (step 500)"), "{line}");
+    }
+
+    /// The run's last line names the oldest and the newest rated checkpoint's Elo beside the anchor and the
+    /// strongest rung (not a checkpoint, however strong), and their rates against the solver; nothing before a
+    /// checkpoint is rated.
+    #[test]
+    fn the_runs_end_sums_up_from_the_oldest_to_the_newest_checkpoint() {
+        use othello_eval::arena::{ArenaDir, RatedPlayer, RatingsTable};
+        use othello_eval::endgame_oracle::{optimal_moves_csv, OptimalMovesRow};
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path());
+        std::fs::create_dir_all(run.eval()).unwrap();
+        let eval = ArenaDir::new(run.eval());
+        assert_eq!(learning_summary(&eval), None);
+        let spec = |step| format!("net:model={},sims=8", checkpoint(&run, step).display());
+        let rated = |player: String, elo: f64, interval95: f64| RatedPlayer {
+            player,
+            elo,
+            interval95,
+            std_error: interval95 / 1.96,
+            games: 20,
+            score: 10.0,
+        };
+        let mut table = RatingsTable {
+            anchor: "random".into(),
+            anchor_elo: 0.0,
+            games: 100,
+            ratings: vec![rated("random".into(), 0.0, 0.0), rated(spec(250), 200.0, 90.0)],
+        };
+        eval.write_ratings(&table).unwrap();
+        assert_eq!(learning_summary(&eval).unwrap(), "Elo +200 +- 90 (step 250) (random +0)");
+        table.ratings = vec![
+            rated(spec(750), 812.4, 150.2),
+            rated("positional:depth=4".into(), 390.0, 100.0),
+            rated(spec(0), 149.6, 105.0),
+            rated("random".into(), 0.0, 0.0),
+            rated(spec(500), 700.0, 140.0),
+        ];
+        eval.write_ratings(&table).unwrap();
+        let record = |player: String, optimal| OptimalMovesRow {
+            player,
+            report: othello_eval::OracleReport {
+                positions: 40,
+                optimal,
+                result_kept: 40,
+                total_loss: 0,
+                total_squared_loss: 0,
+            },
+            position_set: "fixed-0".into(),
+        };
+        let rows = [record(spec(750), 32), record("random".into(), 10), record(spec(0), 17)];
+        std::fs::write(eval.optimal_moves_csv(), optimal_moves_csv(&rows)).unwrap();
+        assert_eq!(
+            learning_summary(&eval).unwrap(),
+            "Elo +150 +- 105 (step 0) -> +812 +- 150 (step 750) (random +0, positional:depth=4 +390); \
+             the solver's move 42.5% (step 0) -> 80.0% (step 750)"
+        );
     }
 }
