@@ -430,6 +430,21 @@ mod tests {
         path
     }
 
+    /// A record of `optimal` positions played perfectly of 40.
+    fn record(player: String, optimal: usize) -> othello_eval::endgame_oracle::OptimalMovesRow {
+        othello_eval::endgame_oracle::OptimalMovesRow {
+            player,
+            report: othello_eval::OracleReport {
+                positions: 40,
+                optimal,
+                result_kept: 40,
+                total_loss: 0,
+                total_squared_loss: 0,
+            },
+            position_set: "fixed-0".into(),
+        }
+    }
+
     /// With growing simulations the status line shows those of the checkpoint self-play plays with: the newest,
     /// or in a gated run the best; without them it shows none.
     #[test]
@@ -458,22 +473,11 @@ mod tests {
     /// to its positions, whatever order the records are in; before that, none.
     #[test]
     fn the_status_line_shows_the_newest_checkpoints_optimal_moves() {
-        use othello_eval::endgame_oracle::{optimal_moves_csv, OptimalMovesRow};
+        use othello_eval::endgame_oracle::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
         let config = RunConfig::parse("", "s.toml").unwrap();
         assert!(!Status::read(&run, &config).evaluation_line().contains("optimal"));
-        let record = |player: String, optimal| OptimalMovesRow {
-            player,
-            report: othello_eval::OracleReport {
-                positions: 40,
-                optimal,
-                result_kept: 40,
-                total_loss: 0,
-                total_squared_loss: 0,
-            },
-            position_set: "fixed-0".into(),
-        };
         let spec = |step| format!("net:model={},sims=8", checkpoint(&run, step).display());
         let rows = [record(spec(500), 30), record("random".into(), 10), record(spec(250), 20)];
         std::fs::create_dir_all(run.eval()).unwrap();
@@ -489,7 +493,7 @@ mod tests {
     #[test]
     fn the_runs_end_sums_up_from_the_oldest_to_the_newest_checkpoint() {
         use othello_eval::arena::{ArenaDir, RatedPlayer, RatingsTable};
-        use othello_eval::endgame_oracle::{optimal_moves_csv, OptimalMovesRow};
+        use othello_eval::endgame_oracle::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
         std::fs::create_dir_all(run.eval()).unwrap();
@@ -520,17 +524,6 @@ mod tests {
             rated(spec(500), 700.0, 140.0),
         ];
         eval.write_ratings(&table).unwrap();
-        let record = |player: String, optimal| OptimalMovesRow {
-            player,
-            report: othello_eval::OracleReport {
-                positions: 40,
-                optimal,
-                result_kept: 40,
-                total_loss: 0,
-                total_squared_loss: 0,
-            },
-            position_set: "fixed-0".into(),
-        };
         let rows = [record(spec(750), 32), record("random".into(), 10), record(spec(0), 17)];
         std::fs::write(eval.optimal_moves_csv(), optimal_moves_csv(&rows)).unwrap();
         assert_eq!(
