@@ -367,9 +367,8 @@ fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>) -> V
     checkpoints
 }
 
-/// The checkpoints in an evaluation's `ratings.json`, oldest first: each one's step, Elo and 95% interval.
-fn rated_checkpoints(eval: &othello_eval::arena::ArenaDir) -> Vec<(u64, (f64, f64))> {
-    let Ok(table) = eval.read_ratings() else { return vec![] };
+/// The checkpoints in an evaluation's ratings, oldest first: each one's step, Elo and 95% interval.
+fn rated_checkpoints(table: &othello_eval::arena::RatingsTable) -> Vec<(u64, (f64, f64))> {
     checkpoints_by_step(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))))
 }
 
@@ -381,7 +380,7 @@ fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir) -> Vec<(u64,
 
 /// The newest checkpoint in an evaluation's `ratings.json`: its step, Elo and 95% interval.
 fn newest_rated(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64, f64)> {
-    rated_checkpoints(eval).pop().map(|(step, (elo, interval))| (step, elo, interval))
+    rated_checkpoints(&eval.read_ratings().ok()?).pop().map(|(step, (elo, interval))| (step, elo, interval))
 }
 
 /// The newest checkpoint in an evaluation's `optimal-moves.csv`: its step and optimal-move rate.
@@ -400,7 +399,7 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir) -> Option<String> {
         })
     }
     let table = eval.read_ratings().ok()?;
-    let elo = first_to_last(&rated_checkpoints(eval), |(elo, interval)| format!("{elo:+.0} +- {interval:.0}"))?;
+    let elo = first_to_last(&rated_checkpoints(&table), |(elo, interval)| format!("{elo:+.0} +- {interval:.0}"))?;
     let mut summary = format!("Elo {elo}");
     let rungs = table
         .ratings
