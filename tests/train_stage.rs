@@ -369,6 +369,30 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(stderr.contains(&format!("{} players, 10 positions each", players.len())), "{stderr}");
     let again = eval.read_optimal_moves().unwrap();
     assert!(again.len() == players.len() && again.iter().all(|r| r.report.positions == 10), "{again:?}");
+    // The positions' values are stored beside the records (the header and one line each): asked again without the
+    // records, every player answers and nothing is solved; a damaged file is named and solved again.
+    let fixed = std::fs::read_to_string(eval.fixed_positions_csv()).unwrap();
+    assert_eq!(fixed.lines().count(), 11, "{fixed}");
+    std::fs::remove_file(eval.optimal_moves_csv()).unwrap();
+    let evaluate_fewer = || {
+        let out = bin()
+            .args(["evaluate", "--run", run.to_str().unwrap(), "--config", fewer.to_str().unwrap()])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr).to_string();
+        assert!(out.status.success(), "{stderr}");
+        assert!(stderr.contains(&format!("{} players, 10 positions each", players.len())), "{stderr}");
+        assert_eq!(eval.read_optimal_moves().unwrap(), again);
+        std::fs::remove_file(eval.optimal_moves_csv()).unwrap();
+        stderr
+    };
+    assert!(!evaluate_fewer().contains("solving"));
+    let mut damaged: Vec<&str> = fixed.lines().collect();
+    damaged[3] = "othello,x";
+    std::fs::write(eval.fixed_positions_csv(), damaged.join("\n")).unwrap();
+    let stderr = evaluate_fewer();
+    assert!(stderr.contains("fixed-positions.csv, line 4") && stderr.contains("solving"), "{stderr}");
+    assert_eq!(std::fs::read_to_string(eval.fixed_positions_csv()).unwrap(), fixed);
 
     // Gating: the first checkpoint is the first best, each later one is tested against the best of its moment,
     // and the best is the last one accepted, also where the newest checkpoint was rated first (as a watching

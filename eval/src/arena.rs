@@ -435,6 +435,12 @@ impl ArenaDir {
         self.dir.join("optimal-moves.csv")
     }
 
+    /// The fixed positions players were asked in, with their exact values
+    /// ([`crate::endgame_oracle::fixed_positions_csv`]).
+    pub fn fixed_positions_csv(&self) -> PathBuf {
+        self.dir.join("fixed-positions.csv")
+    }
+
     /// The records of `optimal-moves.csv` ([`crate::endgame_oracle::parse_optimal_moves_csv`]); none without one.
     pub fn read_optimal_moves(&self) -> Result<Vec<crate::endgame_oracle::OptimalMovesRow>, ArenaError> {
         let path = self.optimal_moves_csv();

@@ -355,6 +355,89 @@ pub fn parse_optimal_moves_csv(text: &str, path: &std::path::Path) -> Result<Vec
     Ok(rows)
 }
 
+const FIXED_POSITIONS_HEADER: &str = "rules,board,score,move_scores";
+
+/// `fixed-positions.csv`: the fixed positions players are asked in, in order, with their exact values: each one's
+/// rules, its board string (the side to move last), the score of perfect play (the mover's discs minus the
+/// opponent's at the end) and every legal move's (`c4:+2 d3:-4`). A later process reads the values back instead
+/// of solving again, and a reader can check them with any solver.
+pub fn fixed_positions_csv(games: &[Game], solutions: &[Solution]) -> String {
+    let mut csv = format!("{FIXED_POSITIONS_HEADER}\n");
+    for (game, solution) in games.iter().zip(solutions) {
+        let moves: Vec<String> = solution.move_scores.iter().map(|(mv, score)| format!("{mv}:{score:+}")).collect();
+        csv.push_str(&format!(
+            "{},{},{:+},{}\n",
+            crate::arena::quote_csv(&game.rules.to_string()),
+            game.position().to_board_string(game.rules.size),
+            solution.score,
+            moves.join(" ")
+        ));
+    }
+    csv
+}
+
+/// The exact values a `fixed-positions.csv` (`path` names it in errors) holds for `games`' positions: None when it
+/// holds other positions (drawn with other settings: solve them again). A line that does not read, or whose moves
+/// are not its position's legal moves with the best as its score, is an error naming the file and line.
+pub fn parse_fixed_positions_csv(
+    text: &str,
+    path: &std::path::Path,
+    games: &[Game],
+) -> Result<Option<Vec<Solution>>, ArenaError> {
+    let mut lines = text.lines().enumerate();
+    let row_problem =
+        |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line: line + 1, problem };
+    match lines.next() {
+        Some((_, FIXED_POSITIONS_HEADER)) => {}
+        _ => return Err(row_problem(0, format!("the header is not '{FIXED_POSITIONS_HEADER}'"))),
+    }
+    let rows: Vec<(usize, &str)> = lines.filter(|(_, l)| !l.is_empty()).collect();
+    if rows.len() != games.len() {
+        return Ok(None);
+    }
+    let mut solutions = vec![];
+    for ((i, line), game) in rows.into_iter().zip(games) {
+        let fields = crate::arena::split_csv(line).map_err(|p| row_problem(i, p))?;
+        let [rules, board, score, moves] = &fields[..] else {
+            return Err(row_problem(i, format!("{} fields where the header names 4", fields.len())));
+        };
+        let pos = game.position();
+        if *rules != game.rules.to_string() || *board != pos.to_board_string(game.rules.size) {
+            return Ok(None);
+        }
+        let score: i32 = score.parse().map_err(|_| row_problem(i, format!("score '{score}' is not a whole number")))?;
+        let mut move_scores = vec![];
+        for entry in moves.split_whitespace() {
+            let parsed = entry.split_once(':').and_then(|(mv, v)| Some((mv.parse::<Move>().ok()?, v.parse().ok()?)));
+            let Some(move_score) = parsed else {
+                return Err(row_problem(i, format!("'{entry}' is not a move and its score (c4:+2)")));
+            };
+            move_scores.push(move_score);
+        }
+        let legal = game.rules.legal_moves(pos);
+        let mut played: Vec<Move> = move_scores.iter().map(|(mv, _)| *mv).collect();
+        played.sort_by_key(|mv| mv.policy_index());
+        let every_legal: Vec<Move> = legal.map(Move::Play).collect();
+        if played != every_legal {
+            return Err(row_problem(i, "the moves are not the position's legal moves".into()));
+        }
+        if move_scores.iter().map(|(_, v)| *v).max() != Some(score) {
+            return Err(row_problem(i, format!("score {score:+} is not the best move's")));
+        }
+        let best_moves = move_scores.iter().filter(|(_, v)| *v == score).map(|(mv, _)| *mv).collect();
+        solutions.push(Solution {
+            score,
+            best_moves,
+            move_scores,
+            principal_variation: vec![],
+            nodes: 0,
+            helper_nodes: 0,
+            elapsed: std::time::Duration::ZERO,
+        });
+    }
+    Ok(Some(solutions))
+}
+
 /// [`score_played`] in bands of `band` empties (1 to `band`, then `band` + 1 to 2 `band`, ...), the fewest empties
 /// first: where a player's misses are. Bands without a move are left out.
 pub fn score_played_by_empties(
@@ -572,6 +655,59 @@ mod tests {
         assert!(low < random.optimal_rate() && random.optimal_rate() < high && high - low < 0.2, "{low} {high}");
         assert_eq!(perfect.mean_loss_half_width(), 0.0);
         assert!(random.mean_loss_half_width() > 0.0 && random.mean_loss_half_width() < random.mean_loss());
+    }
+
+    /// The stored values of fixed positions read back as the solver found them, only for those positions; a line
+    /// that does not agree with its position is an error naming the file and line.
+    #[test]
+    fn fixed_positions_keep_their_values_and_refuse_damaged_lines() {
+        use rand::Rng;
+        let rules = Rules::othello().with_size(6).unwrap();
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(5);
+        let games: Vec<Game> = (0..6)
+            .map(|_| loop {
+                let mut game = Game::new(rules);
+                while let Status::Moves(m) = game.status() {
+                    if rules.empties(game.position()) <= 10 && m.count() > 1 {
+                        break;
+                    }
+                    game.push(Move::Play(m.nth(rng.random_range(0..m.count())).unwrap())).unwrap();
+                }
+                if matches!(game.status(), Status::Moves(m) if m.count() > 1) {
+                    break game;
+                }
+            })
+            .collect();
+        let solutions = solve_all(&games, 2, |_| {}).unwrap();
+        let csv = fixed_positions_csv(&games, &solutions);
+        let path = std::path::Path::new("RUN/eval/fixed-positions.csv");
+        let read = parse_fixed_positions_csv(&csv, path, &games).unwrap().unwrap();
+        for (stored, solved) in read.iter().zip(&solutions) {
+            assert_eq!(stored.score, solved.score);
+            assert_eq!(stored.best_moves, solved.best_moves);
+            assert_eq!(stored.move_scores, solved.move_scores);
+        }
+        assert_eq!(parse_fixed_positions_csv(&csv, path, &games[1..]).unwrap(), None, "fewer positions");
+        let mut reordered = games.clone();
+        reordered.swap(0, 1);
+        assert_eq!(parse_fixed_positions_csv(&csv, path, &reordered).unwrap(), None, "other positions");
+        let line = csv.lines().nth(2).unwrap().to_string();
+        let (front, moves) = line.rsplit_once(',').unwrap();
+        let (head, score) = front.rsplit_once(',').unwrap();
+        let best: i32 = score.parse().unwrap();
+        let damaged = [
+            (format!("{head},{:+},{moves}", best + 2), "not the best move's"),
+            (format!("{head},{score},{moves} a1:+0"), "legal moves"),
+            (format!("{front},{}", moves.split_once(' ').unwrap().1), "legal moves"),
+            (format!("{head},{score},{}", moves.replace(':', "=")), "is not a move and its score"),
+            (format!("{head},even,{moves}"), "not a whole number"),
+        ];
+        for (bad, why) in damaged {
+            let text = csv.replace(&line, &bad);
+            let err = parse_fixed_positions_csv(&text, path, &games).unwrap_err().to_string();
+            assert!(err.contains("fixed-positions.csv, line 3") && err.contains(why), "{bad}: {err}");
+        }
+        assert!(parse_fixed_positions_csv("board\n", path, &games).is_err(), "another file's header");
     }
 
     /// A set of positions is named by its positions alone: the same positions the same name, whatever else.

@@ -9,8 +9,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::solve::Solution;
 use othello_core::Move;
 use othello_eval::endgame_oracle::{
-    choose_moves, ladder_positions, optimal_moves_csv, played_moves_by_player, position_set_name, score_played,
-    score_played_by_empties, OptimalMovesRow, OWN_MOVES,
+    choose_moves, fixed_positions_csv, ladder_positions, optimal_moves_csv, parse_fixed_positions_csv,
+    played_moves_by_player, position_set_name, score_played, score_played_by_empties, OptimalMovesRow, OWN_MOVES,
 };
 
 use crate::input::read_wthor_games;
@@ -51,7 +51,7 @@ pub fn optimal_moves(o: OptimalMovesOptions) -> Result<()> {
     let names = || o.dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ");
     let max_empties = o.max_empties;
     if let Some(count) = o.fixed_positions {
-        let Some(mut fixed) = FixedPositions::draw(&rows, max_empties, count)? else {
+        let Some(mut fixed) = FixedPositions::draw(&rows, max_empties, count, o.out)? else {
             anyhow::bail!(
                 "{}: no position with a choice and at most {max_empties} empties in the games between untrained players",
                 names()
@@ -104,12 +104,15 @@ fn players_of(rows: &[othello_eval::arena::ResultRow]) -> Vec<String> {
 }
 
 /// One fixed set of positions from the games between untrained players, each solved once (when a player is first
-/// asked), and the record of every player asked so far: all answer the same positions, so their records compare
-/// directly (also across runs on one ladder and seed).
+/// asked, unless an earlier process stored their values) and kept in `fixed-positions.csv`, and the record of every
+/// player asked so far: all answer the same positions, so their records compare directly (also across runs on one
+/// ladder and seed).
 pub struct FixedPositions {
     positions: Vec<othello_core::Game>,
     /// None until a player without a record is asked: records reused from a stored table need no solving.
     solutions: Option<Vec<Solution>>,
+    /// Where their values are kept: `fixed-positions.csv` beside the records.
+    store: PathBuf,
     /// Its [`position_set_name`]: stored records of it are of these positions.
     set: String,
     records: BTreeMap<String, othello_eval::OracleReport>,
@@ -117,18 +120,50 @@ pub struct FixedPositions {
 
 impl FixedPositions {
     /// `count` positions with a choice and at most `max_empties` empties from the games in `rows` between players
-    /// without a model ([`ladder_positions`]); None when the games hold none.
+    /// without a model ([`ladder_positions`]), their values kept in `dir`; None when the games hold none.
     pub fn draw(
         rows: &[othello_eval::arena::ResultRow],
         max_empties: u32,
         count: usize,
+        dir: &Path,
     ) -> Result<Option<FixedPositions>> {
         let positions = ladder_positions(rows, max_empties, count, 1)?;
         if positions.is_empty() {
             return Ok(None);
         }
         let set = position_set_name(&positions);
-        Ok(Some(FixedPositions { positions, solutions: None, set, records: BTreeMap::new() }))
+        let store = othello_eval::arena::ArenaDir::new(dir).fixed_positions_csv();
+        Ok(Some(FixedPositions { positions, solutions: None, store, set, records: BTreeMap::new() }))
+    }
+
+    /// The positions' exact values, as stored by an earlier process when it stored these positions (a file that
+    /// does not read is named and replaced), else solved on `threads` and stored.
+    fn solve(&mut self, threads: usize) -> Result<()> {
+        if self.solutions.is_some() {
+            return Ok(());
+        }
+        let stored = match std::fs::read_to_string(&self.store) {
+            Ok(text) => parse_fixed_positions_csv(&text, &self.store, &self.positions).unwrap_or_else(|why| {
+                eprintln!("{why}: solving the positions again");
+                None
+            }),
+            Err(_) => None,
+        };
+        let solutions = match stored {
+            Some(solutions) => solutions,
+            None => {
+                let solutions = solve_with_progress(&self.positions, threads)?;
+                let csv = fixed_positions_csv(&self.positions, &solutions);
+                if let Some(dir) = self.store.parent() {
+                    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+                }
+                othello_run::write_atomic(&self.store, csv.as_bytes())
+                    .with_context(|| format!("writing {}", self.store.display()))?;
+                solutions
+            }
+        };
+        self.solutions = Some(solutions);
+        Ok(())
     }
 
     /// Takes the records in `stored` that count these positions: those players are not asked again.
@@ -147,11 +182,8 @@ impl FixedPositions {
         if new.is_empty() {
             return Ok(vec![]);
         }
-        let solutions = match self.solutions.take() {
-            Some(solutions) => solutions,
-            None => solve_with_progress(&self.positions, threads)?,
-        };
-        let solutions = &*self.solutions.insert(solutions);
+        self.solve(threads)?;
+        let solutions = self.solutions.as_deref().expect("solved above");
         let bar = ProgressBar::new(new.len() as u64).with_style(
             ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
         );
@@ -206,7 +238,7 @@ impl RunOptimalMoves {
         let arena = othello_eval::arena::ArenaDir::new(&self.eval);
         let rows = arena.read()?;
         if self.fixed.is_none() {
-            self.fixed = FixedPositions::draw(&rows, self.max_empties, self.count)?;
+            self.fixed = FixedPositions::draw(&rows, self.max_empties, self.count, &self.eval)?;
             if let Some(fixed) = &mut self.fixed {
                 fixed.reuse(arena.read_optimal_moves()?);
             }
