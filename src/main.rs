@@ -178,7 +178,8 @@ enum Command {
         out: Option<PathBuf>,
         /// Instead of each player's own moves, one set of N positions for all: drawn (seeded) from the games
         /// between players without a model (a run's fixed ladder), each player asked for its move in each. Runs
-        /// rated on one ladder share these positions, whatever their checkpoints met.
+        /// rated on one ladder share these positions, whatever their checkpoints met. Their exact values are kept
+        /// in OUT/fixed-positions.csv, read back when the same positions are drawn again.
         #[arg(long, value_parser = positive::<usize>)]
         fixed_positions: Option<usize>,
         #[arg(long, default_value_t = 20)]
