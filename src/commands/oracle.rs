@@ -136,7 +136,7 @@ impl FixedPositions {
         Ok(Some(FixedPositions { positions, solutions: None, store, set, records: BTreeMap::new() }))
     }
 
-    /// The positions' exact values, as stored by an earlier process when it stored these positions (a file that
+    /// Finds the positions' exact values once: those an earlier process stored for these positions (a file that
     /// does not read is named and replaced), else solved on `threads` and stored.
     fn solve(&mut self, threads: usize) -> Result<()> {
         if self.solutions.is_some() {
@@ -147,7 +147,11 @@ impl FixedPositions {
                 eprintln!("{why}: solving the positions again");
                 None
             }),
-            Err(_) => None,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => {
+                eprintln!("{}: {e}: solving the positions again", self.store.display());
+                None
+            }
         };
         let solutions = match stored {
             Some(solutions) => solutions,
