@@ -117,30 +117,26 @@ impl Default for SelfPlayConfig {
 impl SelfPlayConfig {
     /// Checks the values serde cannot (and what a `net:` player's spec takes: `gumbel_considered` 2 to 64).
     pub fn validate(&self) -> Result<(), String> {
-        // Bounds beyond any useful value, so that a mistyped one is an error naming its key, not an exhausted memory.
-        let limits = [
-            ("simulations", u64::from(self.simulations), u64::from(MAX_SIMULATIONS)),
-            ("final_simulations", self.final_simulations.map_or(1, u64::from), u64::from(MAX_SIMULATIONS)),
-            ("cheap_simulations", u64::from(self.cheap_simulations), u64::from(MAX_SIMULATIONS)),
+        // Each count at least 1; the upper bounds lie beyond any useful value, so that a mistyped one is an error
+        // naming its key, not an exhausted memory.
+        let sims = u64::from(MAX_SIMULATIONS);
+        let counts = [
+            ("simulations", u64::from(self.simulations), sims),
+            ("final_simulations", self.final_simulations.map_or(1, u64::from), sims),
+            ("simulations_ramp_steps", self.simulations_ramp_steps, u64::MAX),
             ("batch", self.batch as u64, 1 << 10),
+            ("cheap_simulations", u64::from(self.cheap_simulations), sims),
+            ("rollouts", u64::from(self.rollouts), u64::MAX),
             ("games_per_shard", self.games_per_shard as u64, 1 << 16),
             ("games_in_flight", self.games_in_flight as u64, 1 << 16),
         ];
-        if let Some((key, value, max)) = limits.iter().find(|(_, n, max)| n > max) {
-            return Err(format!("[selfplay] {key} = {value} (expected at most {max})"));
-        }
-        let counts = [
-            ("simulations", u64::from(self.simulations)),
-            ("final_simulations", self.final_simulations.map_or(1, u64::from)),
-            ("simulations_ramp_steps", self.simulations_ramp_steps),
-            ("batch", self.batch as u64),
-            ("cheap_simulations", u64::from(self.cheap_simulations)),
-            ("rollouts", u64::from(self.rollouts)),
-            ("games_per_shard", self.games_per_shard as u64),
-            ("games_in_flight", self.games_in_flight as u64),
-        ];
-        if let Some((key, _)) = counts.iter().find(|(_, n)| *n == 0) {
-            return Err(format!("[selfplay] {key} = 0 (expected 1 or more)"));
+        for (key, value, max) in counts {
+            if value == 0 {
+                return Err(format!("[selfplay] {key} = 0 (expected 1 or more)"));
+            }
+            if value > max {
+                return Err(format!("[selfplay] {key} = {value} (expected at most {max})"));
+            }
         }
         if !(2..=64).contains(&self.gumbel_considered) {
             return Err(format!("[selfplay] gumbel_considered = {} (expected 2 to 64)", self.gumbel_considered));
