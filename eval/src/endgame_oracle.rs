@@ -223,36 +223,55 @@ pub fn ladder_positions(
     Ok(found)
 }
 
-/// The move each player (a spec) chooses in each of `games`' current positions, or why it could not, the players
-/// spread over `threads` threads (each agent seeded with `seed`); `on_player` is called as each player is done.
+/// Positions a player is asked in one go, by one agent of its own: a player's positions are spread over the threads
+/// in these chunks, so that one slow player keeps every thread busy, and its moves do not hang on the thread count.
+pub const POSITIONS_PER_AGENT: usize = 16;
+
+/// The move each player (a spec) chooses in each of `games`' current positions, or why it could not. Each player's
+/// positions go in chunks of [`POSITIONS_PER_AGENT`], spread over `threads` threads, each chunk asked by an agent of
+/// its own seeded with `seed` plus the chunk's index; `on_positions(n)` is called as each chunk of n is done.
 pub fn choose_moves(
     specs: &[String],
     games: &[Game],
     threads: usize,
     seed: u64,
-    on_player: impl Fn() + Sync,
+    on_positions: impl Fn(usize) + Sync,
 ) -> Vec<Result<Vec<Move>, AgentError>> {
+    let chunks = games.len().div_ceil(POSITIONS_PER_AGENT).max(1);
+    let work = specs.len() * chunks;
     let next = std::sync::atomic::AtomicUsize::new(0);
-    let mut chosen: Vec<(usize, Result<Vec<Move>, AgentError>)> = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..threads.clamp(1, specs.len().max(1)))
+    let mut answers: Vec<(usize, Result<Vec<Move>, AgentError>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads.clamp(1, work.max(1)))
             .map(|_| {
                 scope.spawn(|| {
                     let mut mine = Vec::new();
                     loop {
                         let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-                        let Some(spec) = specs.get(i) else { break mine };
-                        let moves = crate::agent::agent_from_spec(spec, seed)
-                            .and_then(|mut agent| games.iter().map(|g| agent.select_move(g)).collect());
+                        if i >= work {
+                            break mine;
+                        }
+                        let (spec, chunk) = (&specs[i / chunks], i % chunks);
+                        let positions = games.chunks(POSITIONS_PER_AGENT).nth(chunk).unwrap_or_default();
+                        let moves = crate::agent::agent_from_spec(spec, seed.wrapping_add(chunk as u64))
+                            .and_then(|mut agent| positions.iter().map(|g| agent.select_move(g)).collect());
                         mine.push((i, moves));
-                        on_player();
+                        on_positions(positions.len());
                     }
                 })
             })
             .collect();
         workers.into_iter().flat_map(|w| w.join().expect("a player's thread returns its moves")).collect()
     });
-    chosen.sort_unstable_by_key(|(i, _)| *i);
-    chosen.into_iter().map(|(_, moves)| moves).collect()
+    answers.sort_unstable_by_key(|(i, _)| *i);
+    let mut answers = answers.into_iter().map(|(_, moves)| moves);
+    (0..specs.len())
+        .map(|_| {
+            answers.by_ref().take(chunks).try_fold(Vec::with_capacity(games.len()), |mut all, moves| {
+                all.extend(moves?);
+                Ok(all)
+            })
+        })
+        .collect()
 }
 
 /// Scores moves already played (from [`played_moves_by_player`]) against `solutions`, their positions' exact values.
@@ -559,7 +578,7 @@ mod tests {
         let at = |games: &[Game]| games.iter().map(|g| *g.position()).collect::<Vec<_>>();
         let ladder = ladder_positions(&rows, 16, 1000, 7).unwrap();
         let mut seen = std::collections::HashSet::new();
-        assert!(ladder.len() >= 10 && ladder.iter().all(|g| seen.insert(*g.position())), "each position once");
+        assert!(ladder.len() > POSITIONS_PER_AGENT && ladder.iter().all(|g| seen.insert(*g.position())), "each once");
         // A game with a trained player adds no position; another seed reorders, a count cuts.
         let mut extra = rows[0].clone();
         (extra.key, extra.black) = ("trained".into(), trained.into());
@@ -570,7 +589,7 @@ mod tests {
         assert_eq!(at(&ladder_positions(&rows, 16, 5, 7).unwrap()), at(&ladder)[..5]);
         let specs = ["random".to_string(), perfect.to_string(), "greedy".to_string()];
         let chosen: Vec<Vec<Move>> =
-            choose_moves(&specs, &ladder, 2, 3, || {}).into_iter().map(Result::unwrap).collect();
+            choose_moves(&specs, &ladder, 2, 3, |_| {}).into_iter().map(Result::unwrap).collect();
         let solutions = solve_all(&ladder, 2, |_| {}).unwrap();
         let score = |moves: &[Move]| {
             let played: Vec<_> = ladder.iter().cloned().zip(moves.iter().copied()).collect();
@@ -579,10 +598,24 @@ mod tests {
         let best = score(&chosen[1]);
         assert_eq!((best.positions, best.optimal, best.total_loss), (ladder.len(), ladder.len(), 0));
         assert!(score(&chosen[0]).optimal < ladder.len());
-        // Each player as one agent seeded as given, asking position after position: what a thread of its own asks.
-        let mut greedy = crate::agent::agent_from_spec("greedy", 3).unwrap();
-        assert_eq!(chosen[2], ladder.iter().map(|g| greedy.select_move(g).unwrap()).collect::<Vec<_>>());
-        assert!(choose_moves(&[trained.to_string()], &ladder, 1, 3, || {})[0].is_err(), "a model that is not there");
+        // Each chunk of positions asked by one agent seeded with the seed plus the chunk's index, position after
+        // position, whatever the threads.
+        let by_chunks: Vec<Move> = ladder
+            .chunks(POSITIONS_PER_AGENT)
+            .enumerate()
+            .flat_map(|(chunk, positions)| {
+                let mut random = crate::agent::agent_from_spec("random", 3 + chunk as u64).unwrap();
+                positions.iter().map(|g| random.select_move(g).unwrap()).collect::<Vec<_>>()
+            })
+            .collect();
+        assert_eq!(chosen[0], by_chunks);
+        let asked = std::sync::atomic::AtomicUsize::new(0);
+        let alone = choose_moves(&specs[..1], &ladder, 3, 3, |n| {
+            asked.fetch_add(n, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(alone[0].as_ref().unwrap(), &by_chunks, "one player over three threads");
+        assert_eq!(asked.into_inner(), ladder.len());
+        assert!(choose_moves(&[trained.to_string()], &ladder, 1, 3, |_| {})[0].is_err(), "a model that is not there");
     }
 
     /// One line per player in the order given, a spec with commas and quotes kept whole, the figures as the

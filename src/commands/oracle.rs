@@ -177,9 +177,9 @@ impl FixedPositions {
         }
     }
 
-    /// Asks each of `specs` without a record for its move in every position, the players spread over `threads`
-    /// (and the positions, when first needed, solved on them), and records them; returns the players asked now with
-    /// their moves. One that cannot answer (an engine that fails, a checkpoint since removed) is left out with a
+    /// Asks each of `specs` without a record for its move in every position, the players and their positions spread
+    /// over `threads` (and the positions, when first needed, solved on them), and records them; returns the players
+    /// asked now with their moves. One that cannot answer (an engine that fails, a checkpoint since removed) is left out with a
     /// line, or is the error when `strict`.
     pub fn ask(&mut self, specs: &[String], threads: usize, strict: bool) -> Result<Vec<(String, Vec<Move>)>> {
         let new: Vec<String> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
@@ -188,13 +188,13 @@ impl FixedPositions {
         }
         self.solve(threads)?;
         let solutions = self.solutions.as_deref().expect("solved above");
-        let bar = ProgressBar::new(new.len() as u64).with_style(
-            ProgressStyle::with_template("{bar:30} {pos}/{len} players  ETA {eta}").expect("a valid template"),
+        let bar = ProgressBar::new((new.len() * self.positions.len()) as u64).with_style(
+            ProgressStyle::with_template("{bar:30} {pos}/{len} positions asked  ETA {eta}").expect("a valid template"),
         );
         if bar.is_hidden() {
             eprintln!("{} player{}, {} positions each", new.len(), super::plural(new.len()), self.positions.len());
         }
-        let chosen = choose_moves(&new, &self.positions, threads, 1, || bar.inc(1));
+        let chosen = choose_moves(&new, &self.positions, threads, 1, |n| bar.inc(n as u64));
         bar.finish_and_clear();
         let mut answered = vec![];
         for (spec, moves) in new.into_iter().zip(chosen) {
