@@ -302,7 +302,8 @@ enum Command {
     /// The main job: train a player from scratch (or continue one) and rate it as it learns. Self-play, the
     /// trainer and the evaluation stage run as three processes sharing RUN; a status line shows games, positions/s,
     /// step, losses and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up,
-    /// then rates the last checkpoint: RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or
+    /// then rates the last checkpoint (and the final player, with `[eval] final_player_simulations`):
+    /// RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or
     /// `kill -9`, and a rerun resumes every stage. With no config: the embedded quickstart (6x6, 15 minutes).
     Run {
         #[arg(long, default_value = "runs/quickstart")]
@@ -409,8 +410,9 @@ enum Command {
     /// every game of a pairing; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg
     /// (Elo against training step, wall time and self-play positions) and the newest Elo in TensorBoard
     /// (RUN/logs/eval); with [eval] optimal_moves_empties, every player's moves against the solver, each
-    /// checkpoint's as it is rated (RUN/eval/optimal-moves.csv and .svg). Unset flags come from the run config's
-    /// [eval].
+    /// checkpoint's as it is rated (RUN/eval/optimal-moves.csv and .svg); with [eval] final_player_simulations and
+    /// without --watch, the newest checkpoint once more with a search of that size. Unset flags come from the run
+    /// config's [eval].
     Evaluate {
         #[arg(long)]
         run: PathBuf,
@@ -588,8 +590,7 @@ fn main() -> Result<()> {
                 ladder: &ladder,
                 games: games.unwrap_or(eval.games),
                 simulations: sims.unwrap_or(eval.simulations),
-                gumbel: (config.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
-                    .then_some(config.selfplay.gumbel_considered),
+                gumbel: config.eval_gumbel(),
                 score_utility: config.eval_score_utility(),
                 every: every.unwrap_or(eval.every),
                 gating: eval.gating.then(|| arena::Gating {
@@ -601,6 +602,7 @@ fn main() -> Result<()> {
                 watch,
                 optimal_moves_empties: eval.optimal_moves_empties,
                 optimal_moves_positions: (eval.optimal_moves_positions > 0).then_some(eval.optimal_moves_positions),
+                final_player_simulations: eval.final_player_simulations,
             })
         }
         Command::Ratings { dirs, out, anchor, los } => {

@@ -68,6 +68,9 @@ pub struct EvalConfig {
     pub gating_elo: f64,
     /// Game pairs after which an undecided test leaves the best as it is.
     pub gating_pairs: u64,
+    /// The run's final player: at the run's end its newest checkpoint is rated again, and put to the solver's
+    /// positions, with a search of this many simulations, as a player of its own beside the curve's; unset: none.
+    pub final_player_simulations: Option<u32>,
 }
 
 impl Default for EvalConfig {
@@ -85,6 +88,7 @@ impl Default for EvalConfig {
             gating: false,
             gating_elo: 30.0,
             gating_pairs: 100,
+            final_player_simulations: None,
         }
     }
 }
@@ -97,6 +101,13 @@ fn default_rules() -> String {
 }
 
 impl RunConfig {
+    /// The evaluation's root: Gumbel's over self-play's considered moves where self-play's root is Gumbel's, else
+    /// PUCT (None).
+    pub fn eval_gumbel(&self) -> Option<usize> {
+        (self.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
+            .then_some(self.selfplay.gumbel_considered)
+    }
+
     /// The evaluation's search weight of the disc margin: `[eval] score_utility`, else self-play's.
     pub fn eval_score_utility(&self) -> f32 {
         self.eval.score_utility.unwrap_or(self.selfplay.mcts.score_utility)
@@ -132,7 +143,6 @@ impl RunConfig {
         let eval = &config.eval;
         let counts = [
             ("games", eval.games as u64),
-            ("simulations", eval.simulations as u64),
             ("threads", eval.threads as u64),
             ("every", eval.every as u64),
             ("gating_pairs", eval.gating_pairs),
@@ -140,12 +150,16 @@ impl RunConfig {
         if let Some((key, _)) = counts.iter().find(|(_, n)| *n == 0) {
             anyhow::bail!("config {origin}: [eval] {key} = 0 (expected 1 or more)");
         }
-        anyhow::ensure!(
-            eval.simulations <= othello_selfplay::MAX_SIMULATIONS,
-            "config {origin}: [eval] simulations = {} (expected at most {})",
-            eval.simulations,
-            othello_selfplay::MAX_SIMULATIONS
-        );
+        let searches =
+            [("simulations", Some(eval.simulations)), ("final_player_simulations", eval.final_player_simulations)];
+        for (key, simulations) in searches {
+            if let Some(n) = simulations.filter(|n| !(1..=othello_selfplay::MAX_SIMULATIONS).contains(n)) {
+                anyhow::bail!(
+                    "config {origin}: [eval] {key} = {n} (expected 1 to {})",
+                    othello_selfplay::MAX_SIMULATIONS
+                );
+            }
+        }
         anyhow::ensure!(
             config.eval.nice <= 19,
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
@@ -270,6 +284,9 @@ mod tests {
             ("[eval]\nevery = 0\n", "[eval] every = 0"),
             ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
             ("[eval]\nsimulations = 1000001\n", "[eval] simulations = 1000001"),
+            ("[eval]\nsimulations = 0\n", "[eval] simulations = 0"),
+            ("[eval]\nfinal_player_simulations = 0\n", "[eval] final_player_simulations = 0"),
+            ("[eval]\nfinal_player_simulations = 1000001\n", "[eval] final_player_simulations = 1000001"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
             ("[network]\nblocks = 100000\n", "parameters"),
             ("[selfplay]\ngames_in_flight = 100000000\n", "[selfplay] games_in_flight = 100000000"),

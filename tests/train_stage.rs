@@ -393,6 +393,41 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let stderr = evaluate_fewer();
     assert!(stderr.contains("fixed-positions.csv, line 4") && stderr.contains("solving"), "{stderr}");
     assert_eq!(std::fs::read_to_string(eval.fixed_positions_csv()).unwrap(), fixed);
+    // The final player: the newest checkpoint rated once more with a search of its own, against the ladder only
+    // (from the rung nearest that checkpoint), and put to the same positions beside every player; evaluated
+    // again, nothing is played or asked.
+    let final_config = run.join("final-player.toml");
+    let text = std::fs::read_to_string(&fewer).unwrap();
+    std::fs::write(&final_config, text + "final_player_simulations = 32\n").unwrap();
+    let evaluate_final = || {
+        let args = ["evaluate", "--run", run.to_str().unwrap(), "--config", final_config.to_str().unwrap()];
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    };
+    evaluate_final();
+    let newest = players.iter().find(|p| p.contains("model-000000120")).unwrap();
+    let final_player = newest.replace(",sims=8,", ",sims=32,");
+    assert_ne!(&final_player, newest);
+    let rows = eval.read().unwrap();
+    let opponents: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| match (r.black == final_player, r.white == final_player) {
+            (true, _) => Some(r.white.as_str()),
+            (_, true) => Some(r.black.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(!opponents.is_empty() && opponents.iter().all(|o| ["random", "greedy"].contains(o)), "{opponents:?}");
+    let ratings = std::fs::read_to_string(dir.eval().join("ratings.json")).unwrap();
+    assert!(ratings.contains(&final_player.replace('"', "\\\"")), "{ratings}");
+    let records = eval.read_optimal_moves().unwrap();
+    let record = records.iter().find(|r| r.player == final_player).unwrap_or_else(|| panic!("{records:?}"));
+    assert_eq!((records.len(), record.report.positions), (players.len() + 1, 10));
+    let (results, csv) =
+        (std::fs::read_to_string(eval.results()).unwrap(), std::fs::read_to_string(eval.optimal_moves_csv()).unwrap());
+    evaluate_final();
+    assert_eq!(std::fs::read_to_string(eval.results()).unwrap(), results);
+    assert_eq!(std::fs::read_to_string(eval.optimal_moves_csv()).unwrap(), csv);
 
     // Gating: the first checkpoint is the first best, each later one is tested against the best of its moment,
     // and the best is the last one accepted, also where the newest checkpoint was rated first (as a watching

@@ -166,6 +166,9 @@ pub struct EvaluateOptions<'a> {
     pub optimal_moves_empties: u32,
     /// Those moves: choices in this many positions from the ladder's games, the same for all; None: their own.
     pub optimal_moves_positions: Option<usize>,
+    /// Not watching: the newest checkpoint rated (and put to the solver) once more as the run's final player, with a
+    /// search of this many simulations; None: not.
+    pub final_player_simulations: Option<u32>,
 }
 
 /// How often a watching evaluation looks for new checkpoints.
@@ -181,7 +184,8 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         othello_eval::agent_from_spec(spec, 0)?;
     }
     let mut rated = 0;
-    let mut eval_log = EvalLog { dir: run.eval_logs(), writer: None, logged_step: None };
+    let search = search_spec(o.simulations, o.gumbel, o.score_utility);
+    let mut eval_log = EvalLog { dir: run.eval_logs(), writer: None, logged_step: None, search: search.clone() };
     // With fixed positions, each checkpoint is put to them as its gauntlet ends (stored at once, so that a stop
     // loses none and a long run does not end with all of them to ask); with their own moves (which later
     // checkpoints' games add to), at the end.
@@ -189,13 +193,6 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         .optimal_moves_positions
         .filter(|_| o.optimal_moves_empties > 0)
         .map(|count| super::oracle::RunOptimalMoves::new(run.eval(), o.optimal_moves_empties, count));
-    let mut search = match o.gumbel {
-        Some(k) => format!("sims={},gumbel={k}", o.simulations),
-        None => format!("sims={}", o.simulations),
-    };
-    if o.score_utility > 0.0 {
-        search += &format!(",score={}", o.score_utility);
-    }
     // Every-th checkpoints left by the last watching pass: the next pass follows at once.
     let mut waiting = false;
     loop {
@@ -240,7 +237,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         let mut rated_last = false;
         for model in &chosen {
             let spec = checkpoint_spec(model, &search);
-            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
+            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games, meets_previous: true };
             // Watching, the ratings follow each round of games, so that `run` shows a checkpoint's Elo (with its
             // interval) from its first pairing on; TensorBoard gets it once, complete.
             let mut fit = None;
@@ -258,6 +255,16 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             if let Some(against_solver) = &mut against_solver {
                 ask_the_new_players(against_solver, &mut eval_log, o.setup.threads)?;
             }
+        }
+        if let Some(simulations) = o.final_player_simulations.filter(|&s| !o.watch && s != o.simulations) {
+            // Starting from the rung nearest the newest checkpoint with the evaluation's search, which it plays no
+            // games against: the ladder places both.
+            met.push(checkpoint_spec(&models[last], &search));
+            let spec = checkpoint_spec(&models[last], &search_spec(simulations, o.gumbel, o.score_utility));
+            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games, meets_previous: false };
+            eprintln!("the final player: {spec}");
+            gauntlet.play(&run.eval(), &met, &o.setup, &mut || Ok(()))?;
+            rated_last = false;
         }
         if !rated_last {
             eval_log.write(&ratings(&[run.eval()], &run.eval(), None, false)?)?;
@@ -340,6 +347,8 @@ struct Gauntlet<'a> {
     /// The ladder, weakest first.
     rungs: &'a [String],
     games: u32,
+    /// Whether it plays the checkpoint rated before it, or only starts from the rung nearest that one.
+    meets_previous: bool,
 }
 
 impl Gauntlet<'_> {
@@ -365,7 +374,7 @@ impl Gauntlet<'_> {
         let start = nearest_to_previous.unwrap_or(self.rungs.len() / 2);
         let against =
             |opponent: &str| schedule(&[opponent.to_string(), self.spec.to_string()], Some(self.spec), self.games);
-        let mut todo = match previous {
+        let mut todo = match previous.filter(|_| self.meets_previous) {
             Some(previous) => against(previous)?,
             None => vec![],
         };
@@ -401,6 +410,24 @@ impl Gauntlet<'_> {
 /// The player a checkpoint is rated as: the network with `search` (its simulations, Gumbel's root, ...).
 fn checkpoint_spec(model: &Path, search: &str) -> String {
     format!("net:model=\"{}\",{search}", model.display())
+}
+
+/// The search of a checkpoint's player, as its spec ends: `simulations`, Gumbel's root over `gumbel` moves (else
+/// PUCT), the weight of the disc margin.
+pub fn search_spec(simulations: u32, gumbel: Option<usize>, score_utility: f32) -> String {
+    let mut search = match gumbel {
+        Some(k) => format!("sims={simulations},gumbel={k}"),
+        None => format!("sims={simulations}"),
+    };
+    if score_utility > 0.0 {
+        search += &format!(",score={score_utility}");
+    }
+    search
+}
+
+/// Whether `player` is a checkpoint with the search `search` (a [`search_spec`]).
+pub fn searches_with(player: &str, search: &str) -> bool {
+    player.strip_suffix(search).is_some_and(|head| head.ends_with(','))
 }
 
 /// Gating: self-play plays the best checkpoint rather than the newest, and a checkpoint becomes the best once a
@@ -464,6 +491,8 @@ struct EvalLog {
     dir: PathBuf,
     writer: Option<othello_train::log::EventWriter>,
     logged_step: Option<u64>,
+    /// The checkpoints' search: a final player's search (another) is not the curve's.
+    search: String,
 }
 
 impl EvalLog {
@@ -477,7 +506,8 @@ impl EvalLog {
     /// The Elo of the checkpoints rated since the last call.
     fn write(&mut self, fit: &Ratings) -> Result<()> {
         let (curves, _) = curves_from(fit);
-        let mut points: Vec<_> = curves.iter().flat_map(|c| c.points.iter()).collect();
+        let on_curve = curves.iter().filter(|c| searches_with(&c.label, &self.search));
+        let mut points: Vec<_> = on_curve.flat_map(|c| c.points.iter()).collect();
         points.sort_by_key(|p| p.step);
         let logged = self.logged_step;
         for p in points.into_iter().filter(|p| logged.is_none_or(|s| p.step > s)) {
@@ -508,7 +538,8 @@ fn ask_the_new_players(
             100.0 * low,
             100.0 * high
         );
-        if let Some((_, _, info)) = othello_eval::ratings_plot::rated_checkpoint(&r.player) {
+        let checkpoint = othello_eval::ratings_plot::rated_checkpoint(&r.player);
+        if let Some((_, _, info)) = checkpoint.filter(|_| searches_with(&r.player, &log.search)) {
             log.writer()?.scalars(&[("optimal_moves", r.report.optimal_rate() as f32)], info.step)?;
         }
     }

@@ -227,7 +227,8 @@ pub fn run(o: RunOptions) -> Result<()> {
     if !status.success() {
         bail!("the final evaluation failed: {status}");
     }
-    if let Some(summary) = learning_summary(&othello_eval::arena::ArenaDir::new(run.eval())) {
+    let eval = othello_eval::arena::ArenaDir::new(run.eval());
+    if let Some(summary) = learning_summary(&eval, &EvalSearches::of(&config)) {
         eprintln!("learnt: {summary}");
     }
     eprintln!(
@@ -324,8 +325,9 @@ impl Status {
             }
         }
         let eval = othello_eval::arena::ArenaDir::new(run.eval());
-        status.elo = newest_rated(&eval);
-        status.optimal_moves = newest_against_solver(&eval);
+        let curve = EvalSearches::of(config).curve;
+        status.elo = newest_rated(&eval, &curve);
+        status.optimal_moves = checkpoints_against_solver(&eval, &curve).pop();
         if config.selfplay.final_simulations.is_some() {
             let model = othello_net::selfplay_model(run, config.eval.gating);
             let step = model.and_then(|m| read_info(&m).ok()).map_or(0, |info| info.step);
@@ -355,9 +357,32 @@ impl Status {
     }
 }
 
-/// The checkpoints among `measures` (player, measure), oldest first: each one's step and measure.
-fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>) -> Vec<(u64, T)> {
+/// The searches the evaluation rates checkpoints with: the curve's, and the final player's with its simulations.
+struct EvalSearches {
+    curve: String,
+    final_player: Option<(u32, String)>,
+}
+
+impl EvalSearches {
+    fn of(config: &RunConfig) -> EvalSearches {
+        let search =
+            |simulations| super::arena::search_spec(simulations, config.eval_gumbel(), config.eval_score_utility());
+        EvalSearches {
+            curve: search(config.eval.simulations),
+            final_player: config
+                .eval
+                .final_player_simulations
+                .filter(|&n| n != config.eval.simulations)
+                .map(|n| (n, search(n))),
+        }
+    }
+}
+
+/// The checkpoints among `measures` (player, measure) played with `search`, oldest first: each one's step and
+/// measure.
+fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>, search: &str) -> Vec<(u64, T)> {
     let mut checkpoints: Vec<(u64, T)> = measures
+        .filter(|(player, _)| super::arena::searches_with(player, search))
         .filter_map(|(player, measure)| {
             let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(player)?;
             Some((info.step, measure))
@@ -367,30 +392,28 @@ fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>) -> V
     checkpoints
 }
 
-/// The checkpoints in an evaluation's ratings, oldest first: each one's step, Elo and 95% interval.
-fn rated_checkpoints(table: &othello_eval::arena::RatingsTable) -> Vec<(u64, (f64, f64))> {
-    checkpoints_by_step(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))))
+/// The checkpoints with `search` in an evaluation's ratings, oldest first: each one's step, Elo and 95% interval.
+fn rated_checkpoints(table: &othello_eval::arena::RatingsTable, search: &str) -> Vec<(u64, (f64, f64))> {
+    checkpoints_by_step(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))), search)
 }
 
-/// The checkpoints in an evaluation's `optimal-moves.csv`, oldest first: each one's step and optimal-move rate.
-fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir) -> Vec<(u64, f64)> {
+/// The checkpoints with `search` in an evaluation's `optimal-moves.csv`, oldest first: each one's step and
+/// optimal-move rate.
+fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir, search: &str) -> Vec<(u64, f64)> {
     let Ok(records) = eval.read_optimal_moves() else { return vec![] };
-    checkpoints_by_step(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())))
+    checkpoints_by_step(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())), search)
 }
 
-/// The newest checkpoint in an evaluation's `ratings.json`: its step, Elo and 95% interval.
-fn newest_rated(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64, f64)> {
-    rated_checkpoints(&eval.read_ratings().ok()?).pop().map(|(step, (elo, interval))| (step, elo, interval))
+/// The newest checkpoint with `search` in an evaluation's `ratings.json`: its step, Elo and 95% interval.
+fn newest_rated(eval: &othello_eval::arena::ArenaDir, search: &str) -> Option<(u64, f64, f64)> {
+    let newest = rated_checkpoints(&eval.read_ratings().ok()?, search).pop();
+    newest.map(|(step, (elo, interval))| (step, elo, interval))
 }
 
-/// The newest checkpoint in an evaluation's `optimal-moves.csv`: its step and optimal-move rate.
-fn newest_against_solver(eval: &othello_eval::arena::ArenaDir) -> Option<(u64, f64)> {
-    checkpoints_against_solver(eval).pop()
-}
-
-/// What the run learnt, for its end: the oldest and the newest rated checkpoint's Elo beside the ladder's anchor
-/// and strongest rung, and their rates against the solver; None before a checkpoint is rated.
-fn learning_summary(eval: &othello_eval::arena::ArenaDir) -> Option<String> {
+/// What the run learnt, for its end: the oldest and the newest checkpoint rated with the curve's search, their Elo
+/// beside the ladder's anchor and strongest rung and their rates against the solver; then the final player's Elo,
+/// its score against that rung and its rate against the solver. None before a checkpoint is rated.
+fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearches) -> Option<String> {
     fn first_to_last<T>(checkpoints: &[(u64, T)], show: impl Fn(&T) -> String) -> Option<String> {
         let ((first_step, first), (last_step, last)) = (checkpoints.first()?, checkpoints.last()?);
         Some(match checkpoints.len() {
@@ -398,19 +421,48 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir) -> Option<String> {
             _ => format!("{} (step {first_step}) -> {} (step {last_step})", show(first), show(last)),
         })
     }
+    let show_elo = |(elo, interval): &(f64, f64)| format!("{elo:+.0} +- {interval:.0}");
+    let show_rate = |rate: &f64| format!("{:.1}%", 100.0 * rate);
     let table = eval.read_ratings().ok()?;
-    let elo = first_to_last(&rated_checkpoints(&table), |(elo, interval)| format!("{elo:+.0} +- {interval:.0}"))?;
+    let elo = first_to_last(&rated_checkpoints(&table, &searches.curve), show_elo)?;
     let mut summary = format!("Elo {elo}");
     let rungs = table
         .ratings
         .iter()
         .filter(|r| r.player != table.anchor && othello_eval::ratings_plot::rated_checkpoint(&r.player).is_none());
-    summary += &match rungs.max_by(|a, b| a.elo.total_cmp(&b.elo)) {
+    let top = rungs.max_by(|a, b| a.elo.total_cmp(&b.elo));
+    summary += &match top {
         Some(top) => format!(" ({} {:+.0}, {} {:+.0})", table.anchor, table.anchor_elo, top.player, top.elo),
         None => format!(" ({} {:+.0})", table.anchor, table.anchor_elo),
     };
-    if let Some(rates) = first_to_last(&checkpoints_against_solver(eval), |rate| format!("{:.1}%", 100.0 * rate)) {
+    if let Some(rates) = first_to_last(&checkpoints_against_solver(eval, &searches.curve), show_rate) {
         summary += &format!("; the solver's move {rates}");
+    }
+    let Some((simulations, search)) = &searches.final_player else { return Some(summary) };
+    let players = table.ratings.iter().filter(|r| super::arena::searches_with(&r.player, search));
+    let stepped = players.filter_map(|r| Some((othello_eval::ratings_plot::rated_checkpoint(&r.player)?.2.step, r)));
+    let Some((step, player)) = stepped.max_by_key(|(step, _)| *step) else { return Some(summary) };
+    summary += &format!(
+        "; the final player (step {step} with {simulations} simulations): Elo {}",
+        show_elo(&(player.elo, player.interval95))
+    );
+    if let (Some(top), Ok(rows)) = (top, eval.read()) {
+        let (points, games) = rows.iter().fold((0.0, 0), |(points, games), r| {
+            match (r.black == player.player && r.white == top.player, r.white == player.player && r.black == top.player)
+            {
+                (true, _) => (points + r.black_score, games + 1),
+                (_, true) => (points + 1.0 - r.black_score, games + 1),
+                _ => (points, games),
+            }
+        });
+        if games > 0 {
+            summary += &format!(", {:.1}% of {games} games against {}", 100.0 * points / games as f64, top.player);
+        }
+    }
+    let record =
+        eval.read_optimal_moves().ok().and_then(|records| records.into_iter().find(|r| r.player == player.player));
+    if let Some(record) = record {
+        summary += &format!(", the solver's move {}", show_rate(&record.report.optimal_rate()));
     }
     Some(summary)
 }
@@ -469,16 +521,22 @@ mod tests {
     }
 
     /// The evaluation's line shows the newest checkpoint's rate against the solver once the evaluation has put one
-    /// to its positions, whatever order the records are in; before that, none.
+    /// to its positions, whatever order the records are in (a final player's, with a search of its own, is not the
+    /// curve's); before that, none.
     #[test]
     fn the_status_line_shows_the_newest_checkpoints_optimal_moves() {
         use othello_eval::endgame_oracle::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
-        let config = RunConfig::parse("", "s.toml").unwrap();
+        let config = RunConfig::parse("[eval]\nsimulations = 8\nfinal_player_simulations = 80\n", "s.toml").unwrap();
         assert!(!Status::read(&run, &config).evaluation_line().contains("optimal"));
-        let spec = |step| format!("net:model={},sims=8", checkpoint(&run, step).display());
-        let rows = [record(spec(500), 30), record("random".into(), 10), record(spec(250), 20)];
+        let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
+        let rows = [
+            record(spec(500, 80), 40),
+            record(spec(500, 8), 30),
+            record("random".into(), 10),
+            record(spec(250, 8), 20),
+        ];
         std::fs::create_dir_all(run.eval()).unwrap();
         let eval = othello_eval::arena::ArenaDir::new(run.eval());
         std::fs::write(eval.optimal_moves_csv(), optimal_moves_csv(&rows)).unwrap();
@@ -486,19 +544,21 @@ mod tests {
         assert!(line.contains("optimal moves 75.0% (step 500)"), "{line}");
     }
 
-    /// The run's last line names the oldest and the newest rated checkpoint's Elo beside the anchor and the
-    /// strongest rung (not a checkpoint, however strong), and their rates against the solver; nothing before a
-    /// checkpoint is rated.
+    /// The run's last line names the oldest and the newest checkpoint rated with the curve's search, their Elo
+    /// beside the anchor and the strongest rung (not a checkpoint, however strong) and their rates against the
+    /// solver; then the final player (the newest checkpoint with its own search): its Elo, its score against that
+    /// rung (hand-counted below) and its rate. Nothing before a checkpoint is rated.
     #[test]
-    fn the_runs_end_sums_up_from_the_oldest_to_the_newest_checkpoint() {
-        use othello_eval::arena::{ArenaDir, RatedPlayer, RatingsTable};
+    fn the_runs_end_sums_up_from_the_oldest_to_the_newest_checkpoint_and_the_final_player() {
+        use othello_eval::arena::{ArenaDir, RatedPlayer, RatingsTable, COLUMNS};
         use othello_eval::endgame_oracle::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
         std::fs::create_dir_all(run.eval()).unwrap();
         let eval = ArenaDir::new(run.eval());
-        assert_eq!(learning_summary(&eval), None);
-        let spec = |step| format!("net:model={},sims=8", checkpoint(&run, step).display());
+        let searches = EvalSearches { curve: "sims=8".into(), final_player: Some((64, "sims=64".into())) };
+        assert_eq!(learning_summary(&eval, &searches), None);
+        let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
         let rated = |player: String, elo: f64, interval95: f64| RatedPlayer {
             player,
             elo,
@@ -511,24 +571,57 @@ mod tests {
             anchor: "random".into(),
             anchor_elo: 0.0,
             games: 100,
-            ratings: vec![rated("random".into(), 0.0, 0.0), rated(spec(250), 200.0, 90.0)],
+            ratings: vec![rated("random".into(), 0.0, 0.0), rated(spec(250, 8), 200.0, 90.0)],
         };
         eval.write_ratings(&table).unwrap();
-        assert_eq!(learning_summary(&eval).unwrap(), "Elo +200 +- 90 (step 250) (random +0)");
+        assert_eq!(learning_summary(&eval, &searches).unwrap(), "Elo +200 +- 90 (step 250) (random +0)");
         table.ratings = vec![
-            rated(spec(750), 812.4, 150.2),
+            rated(spec(750, 8), 812.4, 150.2),
             rated("positional:depth=4".into(), 390.0, 100.0),
-            rated(spec(0), 149.6, 105.0),
+            rated(spec(750, 64), 1020.0, 180.0),
+            rated(spec(0, 8), 149.6, 105.0),
+            rated(spec(500, 64), 900.0, 170.0),
             rated("random".into(), 0.0, 0.0),
-            rated(spec(500), 700.0, 140.0),
+            rated(spec(500, 8), 700.0, 140.0),
         ];
         eval.write_ratings(&table).unwrap();
-        let rows = [record(spec(750), 32), record("random".into(), 10), record(spec(0), 17)];
+        let rows = [
+            record(spec(750, 8), 32),
+            record("random".into(), 10),
+            record(spec(0, 8), 17),
+            record(spec(750, 64), 37),
+            record(spec(500, 64), 36),
+        ];
         std::fs::write(eval.optimal_moves_csv(), optimal_moves_csv(&rows)).unwrap();
+        let curve = "Elo +150 +- 105 (step 0) -> +812 +- 150 (step 750) (random +0, positional:depth=4 +390); \
+                     the solver's move 42.5% (step 0) -> 80.0% (step 750)";
+        let final_player = "; the final player (step 750 with 64 simulations): Elo +1020 +- 180";
         assert_eq!(
-            learning_summary(&eval).unwrap(),
-            "Elo +150 +- 105 (step 0) -> +812 +- 150 (step 750) (random +0, positional:depth=4 +390); \
-             the solver's move 42.5% (step 0) -> 80.0% (step 750)"
+            learning_summary(&eval, &searches).unwrap(),
+            format!("{curve}{final_player}, the solver's move 92.5%")
         );
+        // Its games against the strongest rung, from either side: 1 + 0.5 + 1 of 3 (the older final player's and
+        // the curve's games not counted).
+        let game = |key: &str, black: &str, white: &str, score: &str| {
+            let quoted = |s: &str| format!("\"{s}\"");
+            format!("{key},0,{},{},c4,20,16,{score},normal,,30,0,0\n", quoted(black), quoted(white))
+        };
+        let (last, older, curve_last) = (spec(750, 64), spec(500, 64), spec(750, 8));
+        let text = COLUMNS.join(",")
+            + "\n"
+            + &game("a", &last, "positional:depth=4", "1")
+            + &game("b", "positional:depth=4", &last, "0.5")
+            + &game("c", "positional:depth=4", &last, "0")
+            + &game("d", &older, "positional:depth=4", "0")
+            + &game("e", &curve_last, "positional:depth=4", "0")
+            + &game("f", &last, "random", "1");
+        std::fs::write(eval.results(), text).unwrap();
+        assert_eq!(
+            learning_summary(&eval, &searches).unwrap(),
+            format!("{curve}{final_player}, 83.3% of 3 games against positional:depth=4, the solver's move 92.5%")
+        );
+        // Without a final player's search, the curve alone.
+        let curve_only = EvalSearches { curve: "sims=8".into(), final_player: None };
+        assert_eq!(learning_summary(&eval, &curve_only).unwrap(), curve);
     }
 }
