@@ -213,7 +213,14 @@ pub fn run(o: RunOptions) -> Result<()> {
             run.stage_log("eval").display()
         );
     }
-    eprintln!("stopped after {:.1} min; rating the newest checkpoint", started.elapsed().as_secs_f64() / 60.0);
+    let searches = EvalSearches::of(&config);
+    let final_player = searches.final_player.as_ref().map_or(String::new(), |(simulations, _)| {
+        format!(", then the final player (its {simulations}-simulation search)")
+    });
+    eprintln!(
+        "stopped after {:.1} min; rating the newest checkpoint{final_player}",
+        started.elapsed().as_secs_f64() / 60.0
+    );
     if newest_model(&run.models()).is_none() {
         eprintln!("no checkpoint yet: nothing to rate (run again to continue)");
         return Ok(());
@@ -228,7 +235,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         bail!("the final evaluation failed: {status}");
     }
     let eval = othello_eval::arena::ArenaDir::new(run.eval());
-    if let Some(summary) = learning_summary(&eval, &EvalSearches::of(&config)) {
+    if let Some(summary) = learning_summary(&eval, &searches) {
         eprintln!("learnt: {summary}");
     }
     eprintln!(
