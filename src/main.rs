@@ -303,8 +303,8 @@ enum Command {
     /// trainer and the evaluation stage run as three processes sharing RUN; a status line shows games, positions/s,
     /// step, losses and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up,
     /// then rates the last checkpoint (and the final player, with `[eval] final_player_simulations`):
-    /// RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or
-    /// `kill -9`, and a rerun resumes every stage. With no config: the embedded quickstart (6x6, 15 minutes).
+    /// RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or `kill -9`, and a rerun resumes every
+    /// stage. With no config: the embedded quickstart (6x6, 15 minutes).
     Run {
         #[arg(long, default_value = "runs/quickstart")]
         run: PathBuf,
