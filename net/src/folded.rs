@@ -1,14 +1,14 @@
 //! The network for inference on the CPU: each batch norm folded into the convolution before it (its running
 //! statistics are constants at inference), activations kept one row per square and one column per channel, and
-//! each convolution one matrix product through ndarray. Burn's CPU convolution copies and rewrites its operands
+//! each convolution one matrix product (`crate::matmul`). Burn's CPU convolution copies and rewrites its operands
 //! around each product, which costs the small networks of CPU self-play more than the products themselves.
 //! The outputs are [`Network::forward`]'s in inference (a test holds them together); the ownership head, which
 //! only training reads, is left out.
 
 use burn::tensor::Tensor;
-use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, ArrayView2};
 
+use crate::matmul::matmul;
 use crate::network::{ConvBn, Network};
 
 /// Positions pushed through the whole network at a time: their im2col matrix stays in the core's cache.
@@ -96,7 +96,7 @@ impl FoldedConv {
     fn forward(&self, x: &Array2<f32>, cols: &mut [f32], out: &mut Array2<f32>, residual: Option<&Array2<f32>>) {
         let (rows, cin) = x.dim();
         if self.taps == 1 {
-            general_mat_mul(1.0, x, &self.weight, 0.0, out);
+            matmul(x.view(), self.weight.view(), out, false);
         } else {
             let width = self.taps * cin;
             let xs = flat(x);
@@ -111,7 +111,7 @@ impl FoldedConv {
                 }
             }
             let cols = ArrayView2::from_shape((rows, width), &*cols).expect("the scratch holds rows x width");
-            general_mat_mul(1.0, &cols, &self.weight, 0.0, out);
+            matmul(cols, self.weight.view(), out, false);
         }
         let channels = out.ncols();
         let out = out.as_slice_mut().expect("arrays made here are in standard layout");
@@ -152,7 +152,7 @@ impl Dense {
     /// `x` [positions, in] -> [positions, out].
     fn forward(&self, x: &Array2<f32>) -> Array2<f32> {
         let mut out = Array2::from_shape_fn((x.nrows(), self.bias.len()), |(_, o)| self.bias[o]);
-        general_mat_mul(1.0, x, &self.weight, 1.0, &mut out);
+        matmul(x.view(), self.weight.view(), &mut out, true);
         out
     }
 }

@@ -8,6 +8,7 @@ pub mod average;
 pub mod checkpoint;
 pub mod device;
 pub mod folded;
+mod matmul;
 pub mod network;
 pub mod planes;
 pub mod predict;
