@@ -140,25 +140,20 @@ impl RunConfig {
                 anyhow::ensure!((0.0..=max).contains(&value), "config {origin}: {key} = {value} (expected 0 to {max})");
             }
         }
+        // Each count at least 1, and a search no larger than any `net:` player's (as self-play's config checks).
         let eval = &config.eval;
+        let sims = u64::from(othello_selfplay::MAX_SIMULATIONS);
         let counts = [
-            ("games", eval.games as u64),
-            ("threads", eval.threads as u64),
-            ("every", eval.every as u64),
-            ("gating_pairs", eval.gating_pairs),
+            ("games", eval.games as u64, u64::MAX),
+            ("simulations", u64::from(eval.simulations), sims),
+            ("threads", eval.threads as u64, u64::MAX),
+            ("every", eval.every as u64, u64::MAX),
+            ("gating_pairs", eval.gating_pairs, u64::MAX),
+            ("final_player_simulations", eval.final_player_simulations.map_or(1, u64::from), sims),
         ];
-        if let Some((key, _)) = counts.iter().find(|(_, n)| *n == 0) {
-            anyhow::bail!("config {origin}: [eval] {key} = 0 (expected 1 or more)");
-        }
-        let searches =
-            [("simulations", Some(eval.simulations)), ("final_player_simulations", eval.final_player_simulations)];
-        for (key, simulations) in searches {
-            if let Some(n) = simulations.filter(|n| !(1..=othello_selfplay::MAX_SIMULATIONS).contains(n)) {
-                anyhow::bail!(
-                    "config {origin}: [eval] {key} = {n} (expected 1 to {})",
-                    othello_selfplay::MAX_SIMULATIONS
-                );
-            }
+        for (key, value, max) in counts {
+            anyhow::ensure!(value > 0, "config {origin}: [eval] {key} = 0 (expected 1 or more)");
+            anyhow::ensure!(value <= max, "config {origin}: [eval] {key} = {value} (expected at most {max})");
         }
         anyhow::ensure!(
             config.eval.nice <= 19,

@@ -538,8 +538,10 @@ fn ask_the_new_players(
             100.0 * low,
             100.0 * high
         );
-        let checkpoint = othello_eval::ratings_plot::rated_checkpoint(&r.player);
-        if let Some((_, _, info)) = checkpoint.filter(|_| searches_with(&r.player, &log.search)) {
+        // The curve's checkpoints only; the search is read off the spec before the checkpoint's sidecar is.
+        let on_curve = searches_with(&r.player, &log.search);
+        if let Some((_, _, info)) = on_curve.then(|| othello_eval::ratings_plot::rated_checkpoint(&r.player)).flatten()
+        {
             log.writer()?.scalars(&[("optimal_moves", r.report.optimal_rate() as f32)], info.step)?;
         }
     }
