@@ -538,11 +538,11 @@ fn ask_the_new_players(
             100.0 * low,
             100.0 * high
         );
-        // The curve's checkpoints only; the search is read off the spec before the checkpoint's sidecar is.
-        let on_curve = searches_with(&r.player, &log.search);
-        if let Some((_, _, info)) = on_curve.then(|| othello_eval::ratings_plot::rated_checkpoint(&r.player)).flatten()
-        {
-            log.writer()?.scalars(&[("optimal_moves", r.report.optimal_rate() as f32)], info.step)?;
+        // The curve's checkpoints only: the search is read off the spec before the checkpoint's sidecar is.
+        if searches_with(&r.player, &log.search) {
+            if let Some((_, _, info)) = othello_eval::ratings_plot::rated_checkpoint(&r.player) {
+                log.writer()?.scalars(&[("optimal_moves", r.report.optimal_rate() as f32)], info.step)?;
+            }
         }
     }
     if !asked.is_empty() {
