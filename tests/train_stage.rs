@@ -393,9 +393,9 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let stderr = evaluate_fewer();
     assert!(stderr.contains("fixed-positions.csv, line 4") && stderr.contains("solving"), "{stderr}");
     assert_eq!(std::fs::read_to_string(eval.fixed_positions_csv()).unwrap(), fixed);
-    // The final player: the newest checkpoint rated once more with a search of its own, against the ladder only
-    // (from the rung nearest that checkpoint), and put to the same positions beside every player; evaluated
-    // again, nothing is played or asked.
+    // The final player: the newest checkpoint rated once more with a search of its own, against the same
+    // checkpoint with the evaluation's search and the ladder (from the rung nearest that checkpoint), and put to
+    // the same positions beside every player; evaluated again, nothing is played or asked.
     let final_config = run.join("final-player.toml");
     let text = std::fs::read_to_string(&fewer).unwrap();
     std::fs::write(&final_config, text + "final_player_simulations = 32\n").unwrap();
@@ -417,7 +417,10 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
             _ => None,
         })
         .collect();
-    assert!(!opponents.is_empty() && opponents.iter().all(|o| ["random", "greedy"].contains(o)), "{opponents:?}");
+    let against_newest = opponents.iter().filter(|o| *o == newest).count();
+    assert_eq!(against_newest, 4, "the ladder's games a pairing: {opponents:?}");
+    let ladder: Vec<&&str> = opponents.iter().filter(|o| *o != newest).collect();
+    assert!(!ladder.is_empty() && ladder.iter().all(|o| ["random", "greedy"].contains(o)), "{opponents:?}");
     let ratings = std::fs::read_to_string(dir.eval().join("ratings.json")).unwrap();
     assert!(ratings.contains(&final_player.replace('"', "\\\"")), "{ratings}");
     let records = eval.read_optimal_moves().unwrap();

@@ -237,7 +237,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         let mut rated_last = false;
         for model in &chosen {
             let spec = checkpoint_spec(model, &search);
-            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games, meets_previous: true };
+            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
             // Watching, the ratings follow each round of games, so that `run` shows a checkpoint's Elo (with its
             // interval) from its first pairing on; TensorBoard gets it once, complete.
             let mut fit = None;
@@ -257,11 +257,12 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             }
         }
         if let Some(simulations) = o.final_player_simulations.filter(|&s| !o.watch && s != o.simulations) {
-            // Starting from the rung nearest the newest checkpoint with the evaluation's search, which it plays no
-            // games against: the ladder places both.
+            // Against the same network with the evaluation's search, then the ladder from the rung nearest that
+            // one: a final player that sweeps the ladder's top still gets a bounded rating, and the games say what
+            // the larger search adds.
             met.push(checkpoint_spec(&models[last], &search));
             let spec = checkpoint_spec(&models[last], &search_spec(simulations, o.gumbel, o.score_utility));
-            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games, meets_previous: false };
+            let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
             eprintln!("the final player: {spec}");
             gauntlet.play(&run.eval(), &met, &o.setup, &mut || Ok(()))?;
             rated_last = false;
@@ -347,8 +348,6 @@ struct Gauntlet<'a> {
     /// The ladder, weakest first.
     rungs: &'a [String],
     games: u32,
-    /// Whether it plays the checkpoint rated before it, or only starts from the rung nearest that one.
-    meets_previous: bool,
 }
 
 impl Gauntlet<'_> {
@@ -374,7 +373,7 @@ impl Gauntlet<'_> {
         let start = nearest_to_previous.unwrap_or(self.rungs.len() / 2);
         let against =
             |opponent: &str| schedule(&[opponent.to_string(), self.spec.to_string()], Some(self.spec), self.games);
-        let mut todo = match previous.filter(|_| self.meets_previous) {
+        let mut todo = match previous {
             Some(previous) => against(previous)?,
             None => vec![],
         };

@@ -367,6 +367,7 @@ impl Status {
 /// The searches the evaluation rates checkpoints with: the curve's, and the final player's with its simulations.
 struct EvalSearches {
     curve: String,
+    curve_simulations: u32,
     final_player: Option<(u32, String)>,
 }
 
@@ -376,6 +377,7 @@ impl EvalSearches {
             |simulations| super::arena::search_spec(simulations, config.eval_gumbel(), config.eval_score_utility());
         EvalSearches {
             curve: search(config.eval.simulations),
+            curve_simulations: config.eval.simulations,
             final_player: config
                 .eval
                 .final_player_simulations
@@ -419,7 +421,8 @@ fn newest_rated(eval: &othello_eval::arena::ArenaDir, search: &str) -> Option<(u
 
 /// What the run learnt, for its end: the oldest and the newest checkpoint rated with the curve's search, their Elo
 /// beside the ladder's anchor and strongest rung and their rates against the solver; then the final player's Elo,
-/// its score against that rung and its rate against the solver. None before a checkpoint is rated.
+/// its scores against the same checkpoint with the curve's search and against that rung, and its rate against the
+/// solver. None before a checkpoint is rated.
 fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearches) -> Option<String> {
     fn first_to_last<T>(checkpoints: &[(u64, T)], show: impl Fn(&T) -> String) -> Option<String> {
         let ((first_step, first), (last_step, last)) = (checkpoints.first()?, checkpoints.last()?);
@@ -453,17 +456,29 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearche
         "; the final player (step {step} with {simulations} simulations): Elo {}",
         show_elo(&(player.elo, player.interval95))
     );
-    if let (Some(top), Ok(rows)) = (top, eval.read()) {
-        let (points, games) = rows.iter().fold((0.0, 0), |(points, games), r| {
-            match (r.black == player.player && r.white == top.player, r.white == player.player && r.black == top.player)
-            {
-                (true, _) => (points + r.black_score, games + 1),
-                (_, true) => (points + 1.0 - r.black_score, games + 1),
-                _ => (points, games),
-            }
+    if let Ok(rows) = eval.read() {
+        // Its score against the same network with the curve's search, and against the ladder's strongest rung.
+        let same_network = table.ratings.iter().find(|r| {
+            super::arena::searches_with(&r.player, &searches.curve)
+                && othello_eval::ratings_plot::rated_checkpoint(&r.player).is_some_and(|(_, _, i)| i.step == step)
         });
-        if games > 0 {
-            summary += &format!(", {:.1}% of {games} games against {}", 100.0 * points / games as f64, top.player);
+        let same_network =
+            same_network.map(|r| (r, format!("step {step} with {} simulations", searches.curve_simulations)));
+        let opponents = [same_network, top.map(|r| (r, r.player.clone()))];
+        for (opponent, name) in opponents.into_iter().flatten() {
+            let (points, games) = rows.iter().fold((0.0, 0), |(points, games), r| {
+                match (
+                    r.black == player.player && r.white == opponent.player,
+                    r.white == player.player && r.black == opponent.player,
+                ) {
+                    (true, _) => (points + r.black_score, games + 1),
+                    (_, true) => (points + 1.0 - r.black_score, games + 1),
+                    _ => (points, games),
+                }
+            });
+            if games > 0 {
+                summary += &format!(", {:.1}% of {games} games against {name}", 100.0 * points / games as f64);
+            }
         }
     }
     let record =
@@ -553,8 +568,9 @@ mod tests {
 
     /// The run's last line names the oldest and the newest checkpoint rated with the curve's search, their Elo
     /// beside the anchor and the strongest rung (not a checkpoint, however strong) and their rates against the
-    /// solver; then the final player (the newest checkpoint with its own search): its Elo, its score against that
-    /// rung (hand-counted below) and its rate. Nothing before a checkpoint is rated.
+    /// solver; then the final player (the newest checkpoint with its own search): its Elo, its scores against the
+    /// same checkpoint with the curve's search and against that rung (hand-counted below) and its rate. Nothing
+    /// before a checkpoint is rated.
     #[test]
     fn the_runs_end_sums_up_from_the_oldest_to_the_newest_checkpoint_and_the_final_player() {
         use othello_eval::arena::{ArenaDir, RatedPlayer, RatingsTable, COLUMNS};
@@ -563,7 +579,8 @@ mod tests {
         let run = RunDir::new(scratch.path());
         std::fs::create_dir_all(run.eval()).unwrap();
         let eval = ArenaDir::new(run.eval());
-        let searches = EvalSearches { curve: "sims=8".into(), final_player: Some((64, "sims=64".into())) };
+        let searches =
+            EvalSearches { curve: "sims=8".into(), curve_simulations: 8, final_player: Some((64, "sims=64".into())) };
         assert_eq!(learning_summary(&eval, &searches), None);
         let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
         let rated = |player: String, elo: f64, interval95: f64| RatedPlayer {
@@ -622,13 +639,28 @@ mod tests {
             + &game("d", &older, "positional:depth=4", "0")
             + &game("e", &curve_last, "positional:depth=4", "0")
             + &game("f", &last, "random", "1");
-        std::fs::write(eval.results(), text).unwrap();
+        std::fs::write(eval.results(), &text).unwrap();
         assert_eq!(
             learning_summary(&eval, &searches).unwrap(),
             format!("{curve}{final_player}, 83.3% of 3 games against positional:depth=4, the solver's move 92.5%")
         );
+        // And against the same network with the curve's search, first: 1 + 0 + 0.5 of 3 (an older checkpoint's
+        // curve player not counted).
+        let text = text
+            + &game("g", &last, &curve_last, "1")
+            + &game("h", &curve_last, &last, "1")
+            + &game("i", &last, &curve_last, "0.5")
+            + &game("j", &last, &spec(500, 8), "1");
+        std::fs::write(eval.results(), text).unwrap();
+        assert_eq!(
+            learning_summary(&eval, &searches).unwrap(),
+            format!(
+                "{curve}{final_player}, 50.0% of 3 games against step 750 with 8 simulations, 83.3% of 3 games \
+                 against positional:depth=4, the solver's move 92.5%"
+            )
+        );
         // Without a final player's search, the curve alone.
-        let curve_only = EvalSearches { curve: "sims=8".into(), final_player: None };
+        let curve_only = EvalSearches { final_player: None, ..searches };
         assert_eq!(learning_summary(&eval, &curve_only).unwrap(), curve);
     }
 }
