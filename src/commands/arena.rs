@@ -258,8 +258,8 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         }
         if let Some(simulations) = o.final_player_simulations.filter(|&s| !o.watch && s != o.simulations) {
             // Against the same network with the evaluation's search, then the ladder from the rung nearest that
-            // one: a final player that sweeps the ladder's top still gets a bounded rating, and the games say what
-            // the larger search adds.
+            // one: the games say what the larger search adds, and bound the final player's rating where it sweeps
+            // the ladder's top but not that player.
             met.push(checkpoint_spec(&models[last], &search));
             let spec = checkpoint_spec(&models[last], &search_spec(simulations, o.gumbel, o.score_utility));
             let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
