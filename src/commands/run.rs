@@ -457,20 +457,19 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearche
         show_elo(&(player.elo, player.interval95))
     );
     if let Ok(rows) = eval.read() {
-        // Its score against the same network with the curve's search, and against the ladder's strongest rung.
-        let same_network = table.ratings.iter().find(|r| {
-            super::arena::searches_with(&r.player, &searches.curve)
-                && othello_eval::ratings_plot::rated_checkpoint(&r.player).is_some_and(|(_, _, i)| i.step == step)
+        // Its score against the same network with the curve's search (its spec with that search in place of its
+        // own), and against the ladder's strongest rung.
+        let same_network = player.player.strip_suffix(search.as_str()).map(|head| {
+            (
+                format!("{head}{}", searches.curve),
+                format!("step {step} with {} simulations", searches.curve_simulations),
+            )
         });
-        let same_network =
-            same_network.map(|r| (r, format!("step {step} with {} simulations", searches.curve_simulations)));
-        let opponents = [same_network, top.map(|r| (r, r.player.clone()))];
+        let opponents = [same_network, top.map(|r| (r.player.clone(), r.player.clone()))];
         for (opponent, name) in opponents.into_iter().flatten() {
             let (points, games) = rows.iter().fold((0.0, 0), |(points, games), r| {
-                match (
-                    r.black == player.player && r.white == opponent.player,
-                    r.white == player.player && r.black == opponent.player,
-                ) {
+                match (r.black == player.player && r.white == opponent, r.white == player.player && r.black == opponent)
+                {
                     (true, _) => (points + r.black_score, games + 1),
                     (_, true) => (points + 1.0 - r.black_score, games + 1),
                     _ => (points, games),
