@@ -29,6 +29,13 @@ struct Cli {
     command: Command,
 }
 
+/// The colour a person plays in `play`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PersonColor {
+    Black,
+    White,
+}
+
 /// How the games of `arena` and `sprt` are set up.
 #[derive(clap::Args)]
 struct MatchArgs {
@@ -214,6 +221,23 @@ enum Command {
         /// An agent spec (see `arena --help`).
         #[arg(long)]
         agent: String,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Play against an agent in the terminal: the board after every move, your moves typed as squares (such as
+    /// d3), `undo` to take your last move back, `quit` to stop; the game's transcript at the end.
+    Play {
+        /// Your opponent, an agent spec (see `arena --help`), such as net:model=runs/quickstart,sims=400.
+        #[arg(long)]
+        agent: String,
+        /// The colour you play.
+        #[arg(long, value_enum, default_value = "black")]
+        color: PersonColor,
+        /// A transcript of the moves the game starts after (empty: the start).
+        #[arg(long, default_value = "")]
+        from: String,
+        #[arg(long, default_value = "othello")]
+        rules: othello_core::Rules,
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -545,6 +569,13 @@ fn main() -> Result<()> {
         }
         Command::Nboard { agent, seed } => engine_modes::nboard(&agent, seed),
         Command::Gtp { agent, seed } => engine_modes::gtp(&agent, seed),
+        Command::Play { agent, color, from, rules, seed } => {
+            let color = match color {
+                PersonColor::Black => othello_core::Color::Black,
+                PersonColor::White => othello_core::Color::White,
+            };
+            engine_modes::play(&agent, color, &from, rules, seed)
+        }
         Command::LabelEndgames { wthor, out, every, min_empties, max_empties, seed, threads } => {
             let run = othello_core::pattern::label::LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
             let threads = threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()));

@@ -325,3 +325,67 @@ fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
         }
     }
 }
+
+/// `play` at a pipe: a person (this test) answers each prompt with a listed move, after one line that is not a move,
+/// until the game ends. Every listed set of moves is the rules' own for the position reached so far, and the
+/// transcript printed at the end replays to the score printed.
+#[test]
+fn a_person_plays_an_agent_to_the_end_through_the_terminal() {
+    use othello_core::{Game, Rules, Status};
+    use std::io::{BufRead, BufReader, Write};
+    let rules = Rules::othello().with_size(6).unwrap();
+    let mut child = bin()
+        .args(["play", "--agent", "positional:depth=2", "--color", "white", "--rules", "othello,6x6"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut listed: Vec<String> = Vec::new();
+    let (mut score, mut transcript, mut nonsense, mut complaints) = (None, None, 0, 0);
+    // At every third turn the person first types a line that is not a move: answered, and the same moves listed
+    // again, to which the person then answers with a move.
+    let mut relisting = false;
+    for line in BufReader::new(child.stdout.take().unwrap()).lines() {
+        let line = line.unwrap();
+        complaints += usize::from(line.contains("'nonsense' is not a move"));
+        if let Some(moves) = line.strip_prefix("legal moves: ") {
+            let first = moves.split(' ').next().unwrap();
+            if relisting {
+                assert_eq!(Some(moves), listed.last().map(String::as_str));
+                relisting = false;
+                writeln!(stdin, "{first}").unwrap();
+                continue;
+            }
+            listed.push(moves.to_string());
+            if listed.len() % 3 == 1 {
+                writeln!(stdin, "nonsense").unwrap();
+                (relisting, nonsense) = (true, nonsense + 1);
+            } else {
+                writeln!(stdin, "{first}").unwrap();
+            }
+        } else if let Some(s) = line.strip_prefix("game over: ") {
+            score = Some(s.to_string());
+        } else if let Some(t) = line.strip_prefix("transcript: ") {
+            transcript = Some(t.to_string());
+        }
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(complaints, nonsense);
+    let transcript = transcript.expect("a transcript at the end");
+    let game = Game::from_transcript(rules, &transcript).unwrap();
+    assert!(game.is_over(), "{transcript}");
+    let o = game.outcome();
+    assert!(score.unwrap().starts_with(&format!("black {} white {}", o.black, o.white)));
+    // The positions where white (the person) had a choice, in order, and the moves listed at each.
+    let choices: Vec<String> = game
+        .positions()
+        .iter()
+        .filter(|p| p.side == othello_core::Color::White)
+        .filter_map(|p| match rules.status(p) {
+            Status::Moves(m) => Some(m.map(|s| s.to_string()).collect::<Vec<_>>().join(" ")),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(listed, choices);
+}

@@ -11,6 +11,7 @@ pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod gtp;
+pub mod human_play;
 pub mod nboard;
 pub mod network_agent;
 pub mod openings;
