@@ -328,7 +328,7 @@ enum Command {
     /// step, losses and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up,
     /// then rates the last checkpoint (and the final player, with `[eval] final_player_simulations`):
     /// RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or `kill -9`, and a rerun resumes every
-    /// stage. With no config: the embedded quickstart (6x6, 15 minutes).
+    /// stage. With no config: the embedded quickstart (6x6: 11 minutes of training, about 13 in all on 2 cores).
     Run {
         #[arg(long, default_value = "runs/quickstart")]
         run: PathBuf,
