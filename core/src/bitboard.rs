@@ -46,6 +46,10 @@ impl Bitboard {
         }
         Bitboard(b).first()
     }
+    /// Its squares in index order, separated by spaces (`d3 c4 f5 e6`): a list of moves as a person reads it.
+    pub fn square_list(self) -> String {
+        self.map(|s| s.to_string()).collect::<Vec<_>>().join(" ")
+    }
 }
 
 impl From<Square> for Bitboard {
@@ -125,5 +129,7 @@ mod tests {
         assert_eq!(b.len(), 3);
         assert_eq!(b.nth(1).unwrap().to_string(), "a2");
         assert_eq!(b.nth(3), None);
+        assert_eq!(b.square_list(), "a1 a2 h8");
+        assert_eq!(Bitboard::EMPTY.square_list(), "");
     }
 }

@@ -214,7 +214,7 @@ impl Rules {
     /// Plays `mv` if the rules allow it.
     pub fn play(&self, pos: &Position, mv: Move) -> Result<Position, IllegalMove> {
         let status = self.status(pos);
-        let legal = || self.legal_moves(pos).map(|s| s.to_string()).collect::<Vec<_>>().join(" ");
+        let legal = || self.legal_moves(pos).square_list();
         match (mv, status) {
             (_, Status::Over) => Err(IllegalMove::GameOver),
             (Move::Pass, Status::MustPass) => Ok(pos.pass()),

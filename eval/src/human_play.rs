@@ -50,21 +50,6 @@ fn parse_request(line: &str) -> Result<Request, String> {
     }
 }
 
-fn legal_moves_line(game: &Game) -> String {
-    match game.status() {
-        Status::Moves(m) => m.map(|s| s.to_string()).collect::<Vec<_>>().join(" "),
-        _ => String::new(),
-    }
-}
-
-fn board(game: &Game) -> String {
-    let marked = match game.status() {
-        Status::Moves(m) => m,
-        _ => othello_core::Bitboard::EMPTY,
-    };
-    game.position().pretty(game.rules.size, marked)
-}
-
 /// Plays `game` on from where it stands, the person taking `person`'s moves from `input` (one per line), `agent`
 /// the other side's; writes the board, the agent's moves and the result to `output`. Bad input (not a move, an
 /// illegal square, nothing to undo) is answered with what was wrong, naming the input line, and asked again.
@@ -79,15 +64,15 @@ pub fn play_against_person(
     echo: bool,
 ) -> Result<(HumanPlayEnd, Game), HumanPlayError> {
     let name = agent.name();
-    let disc = if person == Color::Black { 'X' } else { 'O' };
-    writeln!(output, "you play {person} ({disc}) against {name}: type a square (such as d3), undo or quit")?;
+    writeln!(output, "you play {person} ({}) against {name}: type a square (such as d3), undo or quit", person.char())?;
     // The length of the game at each of the person's turns, for `undo`.
     let mut turns: Vec<usize> = Vec::new();
     let mut lines = input.lines().enumerate();
     let mut show_board = true;
     let end = loop {
         if show_board {
-            writeln!(output, "{}", board(&game))?;
+            let legal = game.rules.legal_moves(game.position());
+            writeln!(output, "{}", game.position().pretty(game.rules.size, legal))?;
         }
         show_board = true;
         match game.status() {
@@ -107,9 +92,8 @@ pub fn play_against_person(
                 writeln!(output, "{name} plays {mv} ({:.2} s)", started.elapsed().as_secs_f64())?;
                 continue;
             }
-            Status::Moves(_) => {}
+            Status::Moves(legal) => writeln!(output, "legal moves: {}", legal.square_list())?,
         }
-        writeln!(output, "legal moves: {}", legal_moves_line(&game))?;
         write!(output, "your move> ")?;
         output.flush()?;
         let Some((index, line)) = lines.next() else {

@@ -111,14 +111,9 @@ fn read_input(file: Option<&Path>) -> Result<String> {
 pub fn show(text: &str, rules: Rules) -> Result<()> {
     let (pos, rules) = parse_position(text, rules)?;
     rules.check_position(&pos)?;
-    let status = rules.status(&pos);
-    let marked = match status {
-        Status::Moves(m) => m,
-        _ => othello_core::Bitboard::EMPTY,
-    };
-    println!("{}", pos.pretty(rules.size, marked));
-    match status {
-        Status::Moves(m) => println!("legal moves: {}", m.map(|s| s.to_string()).collect::<Vec<_>>().join(" ")),
+    println!("{}", pos.pretty(rules.size, rules.legal_moves(&pos)));
+    match rules.status(&pos) {
+        Status::Moves(m) => println!("legal moves: {}", m.square_list()),
         Status::MustPass => println!("{} has no move and must pass", pos.side),
         Status::Over => {
             let o = rules.outcome(&pos);
