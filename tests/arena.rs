@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod common;
-use common::{bin, poll_until, temp_run};
+use common::{bin, csv_rows, poll_until, temp_run};
 
 /// The keys of the complete rows of `results.csv` (a row being appended is not counted).
 fn keys(dir: &Path) -> Vec<String> {
@@ -238,30 +238,9 @@ fn the_same_games_on_one_thread_or_two() {
     assert_eq!(rows("1"), rows("2"));
 }
 
-/// The rows of `results.csv` as fields (quoted fields may hold commas).
+/// The rows of `results.csv` as fields.
 fn rows(dir: &Path) -> Vec<Vec<String>> {
-    let text = std::fs::read_to_string(dir.join("results.csv")).unwrap();
-    text.lines()
-        .skip(1)
-        .map(|line| {
-            let (mut fields, mut field, mut quoted) = (vec![], String::new(), false);
-            let mut chars = line.chars().peekable();
-            while let Some(c) = chars.next() {
-                match c {
-                    // A doubled quote inside quotes is a literal one.
-                    '"' if quoted && chars.peek() == Some(&'"') => {
-                        field.push('"');
-                        chars.next();
-                    }
-                    '"' => quoted = !quoted,
-                    ',' if !quoted => fields.push(std::mem::take(&mut field)),
-                    c => field.push(c),
-                }
-            }
-            fields.push(field);
-            fields
-        })
-        .collect()
+    csv_rows(&std::fs::read_to_string(dir.join("results.csv")).unwrap())
 }
 
 /// A shell script made executable, as a stand-in engine.

@@ -315,16 +315,15 @@ impl RatingsTable {
     fn csv(&self) -> String {
         let mut csv = String::from("rank,player,elo,interval95,std_error,games,score\n");
         for (i, r) in self.ratings.iter().enumerate() {
-            csv.push_str(&format!(
-                "{},\"{}\",{:.1},{:.1},{:.2},{},{}\n",
-                i + 1,
-                r.player.replace('"', "\"\""),
-                r.elo,
-                r.interval95,
-                r.std_error,
-                r.games,
-                r.score
-            ));
+            csv.push_str(&csv_line(&[
+                (i + 1).to_string(),
+                r.player.clone(),
+                format!("{:.1}", r.elo),
+                format!("{:.1}", r.interval95),
+                format!("{:.2}", r.std_error),
+                r.games.to_string(),
+                r.score.to_string(),
+            ]));
         }
         csv
     }
@@ -491,20 +490,17 @@ impl ArenaDir {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(vec![]),
             Err(e) => return Err(ArenaError::File { path, problem: e.to_string() }),
         };
-        let complete = text.rfind('\n').map_or(0, |end| end + 1);
+        let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
+        match complete.lines().next() {
+            Some(header) if header != COLUMNS.join(",") => {
+                let problem = format!("unexpected header '{header}'");
+                return Err(ArenaError::Row { path, line: 1, problem });
+            }
+            _ => {}
+        }
         let mut rows = Vec::new();
-        for (i, line) in text[..complete].lines().enumerate() {
-            let err = |problem: String| ArenaError::Row { path: path.clone(), line: i + 1, problem };
-            if i == 0 {
-                if line != COLUMNS.join(",") {
-                    return Err(err(format!("unexpected header '{line}'")));
-                }
-                continue;
-            }
-            let fields = split_csv(line).map_err(err)?;
-            if fields.len() != COLUMNS.len() {
-                return Err(err(format!("{} fields, expected {}", fields.len(), COLUMNS.len())));
-            }
+        for (line, fields) in csv_rows::<{ COLUMNS.len() }>(complete, &path)? {
+            let err = |problem: String| ArenaError::Row { path: path.clone(), line, problem };
             let pair = fields[1].parse().map_err(|_| err(format!("pair '{}' is not a number", fields[1])))?;
             let black_score = fields[7]
                 .parse::<f64>()
@@ -601,8 +597,7 @@ impl ArenaDir {
             format!("{:.3}", played.seconds[0]),
             format!("{:.3}", played.seconds[1]),
         ];
-        text.push_str(&fields.iter().map(|f| quote_csv(f)).collect::<Vec<_>>().join(","));
-        text.push('\n');
+        text.push_str(&csv_line(&fields));
         file.write_all(text.as_bytes()).and_then(|_| file.sync_data()).map_err(|e| fail(&path, e))?;
         Ok(ResultRow {
             key: p.key.clone(),
@@ -617,35 +612,41 @@ impl ArenaDir {
     }
 }
 
-/// A CSV field, quoted when it holds a comma, a quote or a line break.
-pub(crate) fn quote_csv(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\"").replace(['\n', '\r'], " "))
-    } else {
-        field.to_string()
-    }
+/// One CSV row of `fields` and its line end, quoted where a field needs it. A line break inside a field becomes a
+/// space, so that a row is one line: a row cut short by a killed process is then the file's last line.
+pub(crate) fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
+    let mut writer = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(vec![]);
+    let one_line = fields.iter().map(|f| f.as_ref().replace(['\n', '\r'], " "));
+    // Writing to memory fails only without memory.
+    writer.write_record(one_line).expect("a CSV row in memory");
+    let bytes = writer.into_inner().expect("a CSV row in memory");
+    String::from_utf8_lossy(&bytes).into_owned()
 }
 
-/// The fields of a CSV line (quotes as [`quote_csv`] writes them).
-pub(crate) fn split_csv(line: &str) -> Result<Vec<String>, String> {
-    let (mut fields, mut field, mut quoted, mut chars) = (vec![], String::new(), false, line.chars().peekable());
-    while let Some(c) = chars.next() {
-        match (c, quoted) {
-            ('"', true) if chars.peek() == Some(&'"') => {
-                field.push('"');
-                chars.next();
-            }
-            ('"', true) => quoted = false,
-            ('"', false) if field.is_empty() => quoted = true,
-            (',', false) => fields.push(std::mem::take(&mut field)),
-            (c, _) => field.push(c),
-        }
-    }
-    if quoted {
-        return Err("an unclosed quote".into());
-    }
-    fields.push(field);
-    Ok(fields)
+/// The rows of a CSV text after its header line, each with its line number (from 1) and its `N` fields; a row of
+/// another width is an error naming `path` and the line. Blank lines are skipped.
+pub(crate) fn csv_rows<const N: usize>(text: &str, path: &Path) -> Result<Vec<(usize, [String; N])>, ArenaError> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+    // Counted from the byte offset, past the blank lines before the row: the reader's own count leaves them out.
+    let line_of = |position: Option<&csv::Position>| {
+        let start = position.map_or(0, |p| p.byte() as usize).min(text.len());
+        let row = start + text[start..].len() - text[start..].trim_start_matches(['\n', '\r']).len();
+        1 + text[..row].matches('\n').count()
+    };
+    let row_problem = |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line, problem };
+    reader
+        .records()
+        .map(|record| {
+            let record = record.map_err(|e| row_problem(line_of(e.position()), e.to_string()))?;
+            let line = line_of(record.position());
+            let fields: Vec<String> = record.iter().map(str::to_string).collect();
+            let width = fields.len();
+            let fields = fields
+                .try_into()
+                .map_err(|_| row_problem(line, format!("{width} fields where the header names {N}")))?;
+            Ok((line, fields))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -656,8 +657,8 @@ mod tests {
         names.iter().map(|s| s.to_string()).collect()
     }
 
-    /// `ratings.json` reads back as written; `ratings.csv` holds the same players best first, names quoted; a
-    /// damaged `ratings.json` is an error naming it.
+    /// `ratings.json` reads back as written; `ratings.csv` holds the same players best first; a damaged
+    /// `ratings.json` is an error naming it.
     #[test]
     fn ratings_tables_read_back_as_written() {
         let game = |black: &str, white: &str, black_score: f64| GameResult {
@@ -676,9 +677,9 @@ mod tests {
         assert_eq!(dir.read_ratings().unwrap(), table);
         assert_eq!(table.ratings.iter().find(|r| r.player == "b").map(|r| r.elo), Some(100.0));
         let csv = std::fs::read_to_string(dir.ratings_csv()).unwrap();
-        let players: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(1).unwrap()).collect();
-        let expected: Vec<String> =
-            table.ratings.iter().map(|r| format!("\"{}\"", r.player.replace('"', "\"\""))).collect();
+        let players: Vec<String> =
+            csv_rows::<7>(&csv, &dir.ratings_csv()).unwrap().into_iter().map(|(_, [_, p, ..])| p).collect();
+        let expected: Vec<String> = table.ratings.iter().map(|r| r.player.clone()).collect();
         assert_eq!(players, expected);
         assert_eq!(table.ratings[0].player, "a", "{csv}");
         std::fs::write(dir.ratings_json(), "{\"anchor\": \"b\"").unwrap();
@@ -782,7 +783,7 @@ mod tests {
         let mut text = COLUMNS.join(",") + "\n";
         let mut line = |black: &str, white: &str, key: &str| {
             let fields = [key, "0", black, white, "", "20", "16", "1", "normal", "", "32", "0.1", "0.1"];
-            text += &(fields.iter().map(|f| quote_csv(f)).collect::<Vec<_>>().join(",") + "\n");
+            text += &csv_line(&fields);
         };
         line(short, long, &format!("{short} vs {long} #0 ab"));
         line(short, long, &format!("{long} vs {short} #0 ba"));
@@ -867,13 +868,19 @@ mod tests {
         assert_eq!(outcome(&[1.0; 3]), None, "a game still missing");
     }
 
+    /// Fields with commas, quotes and line breaks read back as written (a line break as a space), each row on one
+    /// line; a row of another width is an error naming the file and its line.
     #[test]
-    fn csv_fields_round_trip() {
-        for f in ["plain", "net:model=a,sims=8", "say \"hi\"", ""] {
-            assert_eq!(split_csv(&quote_csv(f)).unwrap(), vec![f.to_string()]);
-        }
-        assert_eq!(split_csv("a,\"b,c\",d").unwrap(), vec!["a", "b,c", "d"]);
-        assert!(split_csv("\"open").is_err());
+    fn csv_rows_read_back_their_fields() {
+        let fields = ["plain", "net:model=a,sims=8", "say \"hi\"", "", "two\nlines"];
+        let text = csv_line(&["a", "b", "c", "d", "e"]) + &csv_line(&fields) + "\n" + &csv_line(&fields);
+        assert_eq!(text.lines().count(), 4, "{text}");
+        let path = Path::new("t.csv");
+        let read = csv_rows::<5>(&text, path).unwrap();
+        let expected = fields.map(|f| f.replace('\n', " "));
+        assert_eq!(read, vec![(2, expected.clone()), (4, expected)]);
+        let error = csv_rows::<5>(&(text + "x,y\n"), path).unwrap_err().to_string();
+        assert!(error.starts_with("t.csv, line 5:") && error.contains("2 fields"), "{error}");
     }
 
     /// The small ladder, with a fixed seed from the shipped balanced openings: the ratings put random, greedy,

@@ -13,7 +13,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use crate::agent::{Agent, AgentError};
-use crate::arena::{ArenaError, ResultRow};
+use crate::arena::{csv_line, csv_rows, ArenaError, ResultRow};
 
 /// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
 /// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
@@ -318,22 +318,21 @@ pub fn optimal_moves_csv(rows: &[OptimalMovesRow]) -> String {
     let mut csv = format!("{OPTIMAL_MOVES_HEADER}\n");
     for OptimalMovesRow { player, report: r, position_set } in rows {
         let (low, high) = r.optimal_interval();
-        csv.push_str(&format!(
-            "{},{},{:.4},{:.4},{:.4},{:.4},{:.3},{:.3},{},{},{},{},{}\n",
-            crate::arena::quote_csv(player),
-            r.positions,
-            r.optimal_rate(),
-            low,
-            high,
-            r.result_kept_rate(),
-            r.mean_loss(),
-            r.mean_loss_half_width(),
-            r.optimal,
-            r.result_kept,
-            r.total_loss,
-            r.total_squared_loss,
-            crate::arena::quote_csv(position_set)
-        ));
+        csv.push_str(&csv_line(&[
+            player.clone(),
+            r.positions.to_string(),
+            format!("{:.4}", r.optimal_rate()),
+            format!("{low:.4}"),
+            format!("{high:.4}"),
+            format!("{:.4}", r.result_kept_rate()),
+            format!("{:.3}", r.mean_loss()),
+            format!("{:.3}", r.mean_loss_half_width()),
+            r.optimal.to_string(),
+            r.result_kept.to_string(),
+            r.total_loss.to_string(),
+            r.total_squared_loss.to_string(),
+            position_set.clone(),
+        ]));
     }
     csv
 }
@@ -341,18 +340,13 @@ pub fn optimal_moves_csv(rows: &[OptimalMovesRow]) -> String {
 /// The records of an `optimal-moves.csv` (`path` names it in errors); none from a table without the exact counts
 /// (an older build's), which holds nothing to reuse. A malformed line is an error naming the file and line.
 pub fn parse_optimal_moves_csv(text: &str, path: &std::path::Path) -> Result<Vec<OptimalMovesRow>, ArenaError> {
-    let mut lines = text.lines().enumerate();
-    if lines.next().is_none_or(|(_, header)| header != OPTIMAL_MOVES_HEADER) {
+    if text.lines().next() != Some(OPTIMAL_MOVES_HEADER) {
         return Ok(vec![]);
     }
-    let row_problem =
-        |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line: line + 1, problem };
+    let row_problem = |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line, problem };
     let mut rows = vec![];
-    for (i, line) in lines.filter(|(_, l)| !l.is_empty()) {
-        let fields = crate::arena::split_csv(line).map_err(|p| row_problem(i, p))?;
-        let [player, moves, _, _, _, _, _, _, optimal, kept, loss, squares, position_set] = &fields[..] else {
-            return Err(row_problem(i, format!("{} fields where the header names 13", fields.len())));
-        };
+    for (i, fields) in csv_rows::<13>(text, path)? {
+        let [player, moves, _, _, _, _, _, _, optimal, kept, loss, squares, position_set] = &fields;
         let count = |name: &str, field: &str| -> Result<i64, ArenaError> {
             field.parse().map_err(|_| row_problem(i, format!("{name} '{field}' is not a whole number")))
         };
@@ -384,13 +378,12 @@ pub fn fixed_positions_csv(games: &[Game], solutions: &[Solution]) -> String {
     let mut csv = format!("{FIXED_POSITIONS_HEADER}\n");
     for (game, solution) in games.iter().zip(solutions) {
         let moves: Vec<String> = solution.move_scores.iter().map(|(mv, score)| format!("{mv}:{score:+}")).collect();
-        csv.push_str(&format!(
-            "{},{},{:+},{}\n",
-            crate::arena::quote_csv(&game.rules.to_string()),
+        csv.push_str(&csv_line(&[
+            game.rules.to_string(),
             game.position().to_board_string(game.rules.size),
-            solution.score,
-            moves.join(" ")
-        ));
+            format!("{:+}", solution.score),
+            moves.join(" "),
+        ]));
     }
     csv
 }
@@ -403,23 +396,17 @@ pub fn parse_fixed_positions_csv(
     path: &std::path::Path,
     games: &[Game],
 ) -> Result<Option<Vec<Solution>>, ArenaError> {
-    let mut lines = text.lines().enumerate();
-    let row_problem =
-        |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line: line + 1, problem };
-    match lines.next() {
-        Some((_, FIXED_POSITIONS_HEADER)) => {}
-        _ => return Err(row_problem(0, format!("the header is not '{FIXED_POSITIONS_HEADER}'"))),
+    let row_problem = |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line, problem };
+    if text.lines().next() != Some(FIXED_POSITIONS_HEADER) {
+        return Err(row_problem(1, format!("the header is not '{FIXED_POSITIONS_HEADER}'")));
     }
-    let rows: Vec<(usize, &str)> = lines.filter(|(_, l)| !l.is_empty()).collect();
+    let rows = csv_rows::<4>(text, path)?;
     if rows.len() != games.len() {
         return Ok(None);
     }
     let mut solutions = vec![];
-    for ((i, line), game) in rows.into_iter().zip(games) {
-        let fields = crate::arena::split_csv(line).map_err(|p| row_problem(i, p))?;
-        let [rules, board, score, moves] = &fields[..] else {
-            return Err(row_problem(i, format!("{} fields where the header names 4", fields.len())));
-        };
+    for ((i, fields), game) in rows.into_iter().zip(games) {
+        let [rules, board, score, moves] = &fields;
         let pos = game.position();
         if *rules != game.rules.to_string() || *board != pos.to_board_string(game.rules.size) {
             return Ok(None);
@@ -631,7 +618,9 @@ mod tests {
             OptimalMovesRow { player: "random".into(), report: OracleReport::new(), position_set: OWN_MOVES.into() },
         ];
         let csv = optimal_moves_csv(&rows);
-        let lines: Vec<Vec<String>> = csv.lines().map(|l| crate::arena::split_csv(l).unwrap()).collect();
+        let mut reader = ::csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(csv.as_bytes());
+        let lines: Vec<Vec<String>> =
+            reader.records().map(|r| r.unwrap().iter().map(str::to_string).collect()).collect();
         assert_eq!(lines.len(), 3);
         assert!(lines.iter().all(|l| l.len() == lines[0].len()), "{csv}");
         assert_eq!(lines[0][0..3], ["player", "moves", "optimal"]);

@@ -1,5 +1,6 @@
 //! Trained networks as players: the raw policy (`policy:model=M`) and the network with MCTS
-//! (`net:model=M,sims=N[,gumbel][,score=W]`), as self-play searches but without root noise, reusing the tree between moves.
+//! (`net:model=M,sims=N[,gumbel][,score=W]`), as self-play searches but without root noise, reusing the tree
+//! between moves.
 
 use std::path::Path;
 

@@ -179,8 +179,8 @@ impl FixedPositions {
 
     /// Asks each of `specs` without a record for its move in every position, the players and their positions spread
     /// over `threads` (and the positions, when first needed, solved on them), and records them; returns the players
-    /// asked now with their moves. One that cannot answer (an engine that fails, a checkpoint since removed) is left out with a
-    /// line, or is the error when `strict`.
+    /// asked now with their moves. One that cannot answer (an engine that fails, a checkpoint since removed) is left
+    /// out with a line, or is the error when `strict`.
     pub fn ask(&mut self, specs: &[String], threads: usize, strict: bool) -> Result<Vec<(String, Vec<Move>)>> {
         let new: Vec<String> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
         if new.is_empty() {

@@ -54,3 +54,9 @@ pub fn python_env() -> PathBuf {
     }
     python
 }
+
+/// The rows of a CSV text after its header, as fields (quoted fields may hold commas).
+pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
+    let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
+    reader.records().map(|record| record.unwrap().iter().map(str::to_string).collect()).collect()
+}
