@@ -12,7 +12,7 @@ use common::{bin, csv_rows, poll_until, temp_run};
 fn keys(dir: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join("results.csv")).unwrap_or_default();
     let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
-    complete.lines().skip(1).map(|l| l.split(',').next().unwrap_or("").to_string()).collect()
+    csv_rows(complete).into_iter().map(|row| row[0].clone()).collect()
 }
 
 fn arena(dir: &Path, agents: &[&str], games: &str) -> std::process::Command {
