@@ -2,8 +2,8 @@
 //! binary sharing the run directory, exactly as they would run on separate machines: they talk only through RUN
 //! (shards, checkpoints, evaluation games). This command starts them, shows one status view (a dashboard line on a
 //! terminal, a plain line every 30 s otherwise), stops them when the trainer is done or the time is up, rates the
-//! last checkpoint and prints the ratings and a line of what the run learnt. Each child's output goes to
-//! RUN/logs/{selfplay,train,eval}.log; a rerun resumes every stage.
+//! last checkpoint (and the final player, where the config asks for one) and prints the ratings and a line of what
+//! the run learnt. Each child's output goes to RUN/logs/{selfplay,train,eval}.log; a rerun resumes every stage.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
