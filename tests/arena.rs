@@ -6,13 +6,13 @@ use std::path::Path;
 use std::time::Duration;
 
 mod common;
-use common::{bin, csv_rows, poll_until, temp_run};
+use common::{bin, csv_records, poll_until, temp_run};
 
 /// The keys of the complete rows of `results.csv` (a row being appended is not counted).
 fn keys(dir: &Path) -> Vec<String> {
     let text = std::fs::read_to_string(dir.join("results.csv")).unwrap_or_default();
     let complete = &text[..text.rfind('\n').map_or(0, |end| end + 1)];
-    csv_rows(complete).into_iter().map(|row| row[0].clone()).collect()
+    csv_records(complete).into_iter().map(|row| row[0].clone()).collect()
 }
 
 fn arena(dir: &Path, agents: &[&str], games: &str) -> std::process::Command {
@@ -240,7 +240,7 @@ fn the_same_games_on_one_thread_or_two() {
 
 /// The rows of `results.csv` as fields.
 fn rows(dir: &Path) -> Vec<Vec<String>> {
-    csv_rows(&std::fs::read_to_string(dir.join("results.csv")).unwrap())
+    csv_records(&std::fs::read_to_string(dir.join("results.csv")).unwrap())
 }
 
 /// A shell script made executable, as a stand-in engine.

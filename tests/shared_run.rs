@@ -10,7 +10,7 @@ use std::time::Duration;
 use othello_run::{read_shards, RunDir};
 
 mod common;
-use common::{bin, csv_rows, poll_until, temp_run};
+use common::{bin, csv_records, poll_until, temp_run};
 
 fn wait_until(what: &str, limit: Duration, done: impl FnMut() -> bool) {
     assert!(poll_until(limit, done), "waited {limit:?} for {what}");
@@ -79,6 +79,6 @@ fn two_workers_a_trainer_and_an_evaluator_share_a_run_through_a_killed_worker() 
     assert!(shards_of_game.values().all(|&n| n == 1), "a game was counted twice");
     assert!(shards_of_game.keys().any(|g| g >> 32 == 0) && shards_of_game.keys().any(|g| g >> 32 == 1));
     let results = std::fs::read_to_string(dir.eval().join("results.csv")).unwrap();
-    let keys: Vec<String> = csv_rows(&results).into_iter().map(|row| row[0].clone()).collect();
+    let keys: Vec<String> = csv_records(&results).into_iter().map(|row| row[0].clone()).collect();
     assert_eq!(keys.len(), keys.iter().collect::<HashSet<_>>().len(), "an evaluation game stored twice");
 }

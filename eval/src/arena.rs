@@ -627,11 +627,14 @@ pub(crate) fn csv_line<S: AsRef<str>>(fields: &[S]) -> String {
 /// another width is an error naming `path` and the line. Blank lines are skipped.
 pub(crate) fn csv_rows<const N: usize>(text: &str, path: &Path) -> Result<Vec<(usize, [String; N])>, ArenaError> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
-    // Counted from the byte offset, past the blank lines before the row: the reader's own count leaves them out.
-    let line_of = |position: Option<&csv::Position>| {
-        let start = position.map_or(0, |p| p.byte() as usize).min(text.len());
+    // Counted from the byte offset, past the blank lines before the row (the reader's own count leaves them out),
+    // on from the row before: rows come in order, so the text is scanned once.
+    let mut counted = (0, 1);
+    let mut line_of = |position: Option<&csv::Position>| {
+        let start = position.map_or(0, |p| p.byte() as usize).clamp(counted.0, text.len());
         let row = start + text[start..].len() - text[start..].trim_start_matches(['\n', '\r']).len();
-        1 + text[..row].matches('\n').count()
+        counted = (row, counted.1 + text[counted.0..row].matches('\n').count());
+        counted.1
     };
     let row_problem = |line: usize, problem: String| ArenaError::Row { path: path.to_path_buf(), line, problem };
     reader

@@ -56,7 +56,7 @@ pub fn python_env() -> PathBuf {
 }
 
 /// The rows of a CSV text after its header, as fields (quoted fields may hold commas).
-pub fn csv_rows(text: &str) -> Vec<Vec<String>> {
+pub fn csv_records(text: &str) -> Vec<Vec<String>> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     reader.records().map(|record| record.unwrap().iter().map(str::to_string).collect()).collect()
 }
