@@ -297,8 +297,8 @@ struct Status {
     positions: u64,
     /// The replay window the trainer draws from (0 before its first log line).
     window: u64,
-    policy_loss: f32,
-    value_loss: f32,
+    /// The policy and value losses of the newest logged steps (none before the first step).
+    losses: Option<(f32, f32)>,
     /// The newest rated checkpoint: its step, Elo and 95% interval.
     elo: Option<(u64, f64, f64)>,
     /// The newest checkpoint put to the solver's positions: its step and the share of them it played perfectly.
@@ -322,13 +322,13 @@ impl Status {
             status.step = column("step") as u64;
             status.positions = column("positions") as u64;
             status.window = column("window") as u64;
-            (status.policy_loss, status.value_loss) = (column("policy_loss") as f32, column("value_loss") as f32);
+            status.losses = Some((column("policy_loss") as f32, column("value_loss") as f32));
         } else if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
             status.step = info.step;
             if let Some(t) = info.training {
                 status.positions = t.positions_seen;
-                let loss = |k: &str| t.losses.get(k).copied().unwrap_or(f32::NAN);
-                (status.policy_loss, status.value_loss) = (loss("policy_loss"), loss("value_loss"));
+                // The random init's sidecar has none.
+                status.losses = t.losses.get("policy_loss").copied().zip(t.losses.get("value_loss").copied());
             }
         }
         let eval = othello_eval::arena::ArenaDir::new(run.eval());
@@ -346,9 +346,12 @@ impl Status {
     /// Self-play's and the trainer's progress.
     fn training_line(&self) -> String {
         let simulations = self.simulations.map_or(String::new(), |n| format!("  simulations {n}"));
+        let losses = self.losses.map_or("losses: not trained yet".to_string(), |(policy, value)| {
+            format!("policy loss {policy:.3}  value loss {value:.3}")
+        });
         format!(
-            "games {}{simulations}  step {}  positions {}  window {}  policy loss {:.3}  value loss {:.3}",
-            self.games, self.step, self.positions, self.window, self.policy_loss, self.value_loss
+            "games {}{simulations}  step {}  positions {}  window {}  {losses}",
+            self.games, self.step, self.positions, self.window
         )
     }
 
@@ -539,6 +542,37 @@ mod tests {
         (config.eval.gating, config.selfplay.final_simulations) = (false, None);
         let status = Status::read(&run, &config);
         assert!(!status.training_line().contains("simulations"), "{}", status.training_line());
+    }
+
+    /// Before the trainer's first step (its random init has no losses) the line says so, and shows no NaN; then
+    /// the checkpoint's losses.
+    #[test]
+    fn the_status_line_shows_losses_once_the_trainer_has_some() {
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path());
+        let config = RunConfig::parse("", "s.toml").unwrap();
+        let trained = |step: u64, losses: &[(&str, f32)]| {
+            let path = checkpoint(&run, step);
+            let mut info: othello_net::ModelInfo =
+                serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+            info.training = Some(othello_net::TrainingInfo {
+                rules: "othello".into(),
+                positions_seen: 0,
+                window: 0,
+                losses: losses.iter().map(|(k, v)| (k.to_string(), *v)).collect(),
+                config_hash: String::new(),
+                optimizer_state: None,
+                written_at: 0,
+                run_seconds: None,
+            });
+            std::fs::write(&path, serde_json::to_string(&info).unwrap()).unwrap();
+        };
+        trained(0, &[]);
+        let line = Status::read(&run, &config).training_line();
+        assert!(line.contains("losses: not trained yet") && !line.contains("NaN"), "{line}");
+        trained(250, &[("policy_loss", 1.5), ("value_loss", 0.75)]);
+        let line = Status::read(&run, &config).training_line();
+        assert!(line.contains("step 250") && line.contains("policy loss 1.500  value loss 0.750"), "{line}");
     }
 
     /// The evaluation's line shows the newest checkpoint's rate against the solver once the evaluation has put one
