@@ -528,6 +528,17 @@ fn a_killed_main_job_leaves_no_stage_running() {
     assert_eq!(stages().len(), 4, "run and its three stages: {:?}", stages());
     kill_and_look(main_job);
 
+    // Ctrl-C (SIGINT to `run` alone, as a scheduler's SIGTERM): it stops its stages itself, says how to resume and
+    // exits as a shell does.
+    let (mut main_job, lines) = start("10");
+    poll_until(Duration::from_secs(60), || stages().len() >= 4);
+    let sent = std::process::Command::new("kill").args(["-INT", &main_job.id().to_string()]).status().unwrap();
+    assert!(sent.success());
+    let said: Vec<String> = lines.iter().collect();
+    assert_eq!(main_job.wait().unwrap().code(), Some(130), "{said:?}");
+    assert!(said.last().is_some_and(|l| l.contains("resumes where it stopped")), "{said:?}");
+    assert!(stages().is_empty(), "still running after Ctrl-C: {:?}", stages());
+
     // After the time is up: the rating of the newest checkpoint, begun by the rerun that resumes the run.
     let (main_job, lines) = start("0.5");
     let said = lines.iter().take_while(|line| !line.contains("rating the newest checkpoint")).collect::<Vec<_>>();

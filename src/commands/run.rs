@@ -7,6 +7,8 @@
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -57,12 +59,47 @@ pub struct RunOptions<'a> {
 /// The children, killed when dropped (an error or Ctrl-C in this process leaves no stage running).
 struct Stages(Vec<(&'static str, Child)>);
 
-impl Drop for Stages {
-    fn drop(&mut self) {
+/// Set by Ctrl-C (SIGINT) or a scheduler's SIGTERM: `run` then stops its stages itself, so that none of them is
+/// reported as failed, and says how to go on.
+struct Interrupted(Arc<AtomicBool>);
+
+impl Interrupted {
+    fn register() -> Result<Interrupted> {
+        let flag = Arc::new(AtomicBool::new(false));
+        #[cfg(unix)]
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&flag)).context("watching for Ctrl-C")?;
+        }
+        Ok(Interrupted(flag))
+    }
+
+    /// Once interrupted: kills `stages` (each resumes from its files) and exits with 130, as a shell does.
+    fn stop_if_set(&self, stages: &mut Stages, run: &RunDir, started: Instant) {
+        if self.0.load(Ordering::Relaxed) {
+            stages.stop();
+            eprintln!(
+                "\ninterrupted after {:.1} min; every stage resumes where it stopped when this command runs again \
+                 (`othello-zero run --run {}`)",
+                started.elapsed().as_secs_f64() / 60.0,
+                run.root().display()
+            );
+            std::process::exit(130);
+        }
+    }
+}
+
+impl Stages {
+    fn stop(&mut self) {
         for (_, child) in &mut self.0 {
             let _ = child.kill();
             let _ = child.wait();
         }
+    }
+}
+
+impl Drop for Stages {
+    fn drop(&mut self) {
+        self.stop();
     }
 }
 
@@ -117,6 +154,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     if minutes > 0.0 {
         train_args.extend(["--minutes", &minutes_arg]);
     }
+    let interrupted = Interrupted::register()?;
     let mut stages = Stages(vec![]);
     let selfplay = ["selfplay", "--run", run_arg, "--games", "1000000000", "--threads", &selfplay_arg];
     stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay", 0)?));
@@ -145,6 +183,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     let mut first: Option<(Status, Instant)> = None;
     let outcome = loop {
         std::thread::sleep(Duration::from_secs(2));
+        interrupted.stop_if_set(&mut stages, run, started);
         let mut failed = None;
         for (i, (name, child)) in stages.0.iter_mut().enumerate() {
             if let Some(status) = child.try_wait()? {
@@ -201,6 +240,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         let waited = Instant::now();
         while stages.0[1].1.try_wait()?.is_none() && waited.elapsed() < TRAINER_LAST_CHECKPOINT {
             std::thread::sleep(Duration::from_millis(200));
+            interrupted.stop_if_set(&mut stages, run, started);
         }
     }
     drop(stages);
@@ -226,11 +266,20 @@ pub fn run(o: RunOptions) -> Result<()> {
         return Ok(());
     }
     // A stage too: it stops when this process is killed, as the others do.
-    let status = std::process::Command::new(&exe)
+    let rating = std::process::Command::new(&exe)
         .args(["evaluate", "--run", run_arg, "--threads", &o.threads.to_string()])
         .env(STAGE_OF_RUN, "1")
-        .status()
+        .spawn()
         .context("starting the final evaluation")?;
+    let mut rating = Stages(vec![("the final evaluation", rating)]);
+    let status = loop {
+        std::thread::sleep(Duration::from_millis(200));
+        // Before the child's status: Ctrl-C on a terminal stops the child too.
+        interrupted.stop_if_set(&mut rating, run, started);
+        if let Some(status) = rating.0[0].1.try_wait()? {
+            break status;
+        }
+    };
     if !status.success() {
         bail!("the final evaluation failed: {status}");
     }
