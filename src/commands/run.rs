@@ -59,35 +59,6 @@ pub struct RunOptions<'a> {
 /// The children, killed when dropped (an error or Ctrl-C in this process leaves no stage running).
 struct Stages(Vec<(&'static str, Child)>);
 
-/// Set by Ctrl-C (SIGINT) or a scheduler's SIGTERM: `run` then stops its stages itself, so that none of them is
-/// reported as failed, and says how to go on.
-struct Interrupted(Arc<AtomicBool>);
-
-impl Interrupted {
-    fn register() -> Result<Interrupted> {
-        let flag = Arc::new(AtomicBool::new(false));
-        #[cfg(unix)]
-        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
-            signal_hook::flag::register(signal, Arc::clone(&flag)).context("watching for Ctrl-C")?;
-        }
-        Ok(Interrupted(flag))
-    }
-
-    /// Once interrupted: kills `stages` (each resumes from its files) and exits with 130, as a shell does.
-    fn stop_if_set(&self, stages: &mut Stages, run: &RunDir, started: Instant) {
-        if self.0.load(Ordering::Relaxed) {
-            stages.stop();
-            eprintln!(
-                "\ninterrupted after {:.1} min; every stage resumes where it stopped when this command runs again \
-                 (`othello-zero run --run {}`)",
-                started.elapsed().as_secs_f64() / 60.0,
-                run.root().display()
-            );
-            std::process::exit(130);
-        }
-    }
-}
-
 impl Stages {
     fn stop(&mut self) {
         for (_, child) in &mut self.0 {
@@ -100,6 +71,55 @@ impl Stages {
 impl Drop for Stages {
     fn drop(&mut self) {
         self.stop();
+    }
+}
+
+/// Set by Ctrl-C (SIGINT) or a scheduler's SIGTERM: `run` then stops its stages itself, so that none of them is
+/// reported as failed, and says how to go on.
+struct Interrupted {
+    flag: Arc<AtomicBool>,
+    since: Instant,
+    run: std::path::PathBuf,
+}
+
+impl Interrupted {
+    fn register(run: &RunDir) -> Result<Interrupted> {
+        let flag = Arc::new(AtomicBool::new(false));
+        #[cfg(unix)]
+        for signal in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+            signal_hook::flag::register(signal, Arc::clone(&flag)).context("watching for Ctrl-C")?;
+        }
+        Ok(Interrupted { flag, since: Instant::now(), run: run.root().to_path_buf() })
+    }
+
+    /// Once interrupted: kills `stages` (each resumes from its files) and exits with 130, as a shell does.
+    fn stop_if_set(&self, stages: &mut Stages) {
+        if self.flag.load(Ordering::Relaxed) {
+            stages.stop();
+            eprintln!(
+                "\ninterrupted after {:.1} min; every stage resumes where it stopped when this command runs again \
+                 (`othello-zero run --run {}`)",
+                self.since.elapsed().as_secs_f64() / 60.0,
+                self.run.display()
+            );
+            std::process::exit(130);
+        }
+    }
+
+    /// Waits for `stages`' child `index` for at most `limit`: its exit status, or None at the limit. The flag is
+    /// looked at before the child each time: Ctrl-C on a terminal stops the child too, and that is no failure of it.
+    fn wait(&self, stages: &mut Stages, index: usize, limit: Duration) -> Result<Option<std::process::ExitStatus>> {
+        let waited = Instant::now();
+        loop {
+            self.stop_if_set(stages);
+            if let Some(status) = stages.0[index].1.try_wait()? {
+                return Ok(Some(status));
+            }
+            if waited.elapsed() >= limit {
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 }
 
@@ -154,7 +174,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     if minutes > 0.0 {
         train_args.extend(["--minutes", &minutes_arg]);
     }
-    let interrupted = Interrupted::register()?;
+    let interrupted = Interrupted::register(run)?;
     let mut stages = Stages(vec![]);
     let selfplay = ["selfplay", "--run", run_arg, "--games", "1000000000", "--threads", &selfplay_arg];
     stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay", 0)?));
@@ -183,7 +203,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     let mut first: Option<(Status, Instant)> = None;
     let outcome = loop {
         std::thread::sleep(Duration::from_secs(2));
-        interrupted.stop_if_set(&mut stages, run, started);
+        interrupted.stop_if_set(&mut stages);
         let mut failed = None;
         for (i, (name, child)) in stages.0.iter_mut().enumerate() {
             if let Some(status) = child.try_wait()? {
@@ -237,11 +257,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     // then self-play and the evaluation of older checkpoints stop (a kill loses no finished file), and the newest
     // checkpoint is rated here.
     if outcome.is_ok() {
-        let waited = Instant::now();
-        while stages.0[1].1.try_wait()?.is_none() && waited.elapsed() < TRAINER_LAST_CHECKPOINT {
-            std::thread::sleep(Duration::from_millis(200));
-            interrupted.stop_if_set(&mut stages, run, started);
-        }
+        interrupted.wait(&mut stages, 1, TRAINER_LAST_CHECKPOINT)?;
     }
     drop(stages);
     if let Err(why) = outcome {
@@ -272,15 +288,8 @@ pub fn run(o: RunOptions) -> Result<()> {
         .spawn()
         .context("starting the final evaluation")?;
     let mut rating = Stages(vec![("the final evaluation", rating)]);
-    let status = loop {
-        std::thread::sleep(Duration::from_millis(200));
-        // Before the child's status: Ctrl-C on a terminal stops the child too.
-        interrupted.stop_if_set(&mut rating, run, started);
-        if let Some(status) = rating.0[0].1.try_wait()? {
-            break status;
-        }
-    };
-    if !status.success() {
+    // Without a limit the wait ends with the child's status.
+    if let Some(status) = interrupted.wait(&mut rating, 0, Duration::MAX)?.filter(|s| !s.success()) {
         bail!("the final evaluation failed: {status}");
     }
     let eval = othello_eval::arena::ArenaDir::new(run.eval());
