@@ -274,6 +274,7 @@ mod tests {
             ("[selfplay]\ngames_in_flight = 0\n", "[selfplay] games_in_flight = 0"),
             ("[selfplay]\nsimulations = 0\n", "[selfplay] simulations = 0"),
             ("[selfplay]\ngumbel_considered = 1\n", "[selfplay] gumbel_considered = 1"),
+            ("[selfplay]\nrandom_opening_plies = 65\n", "[selfplay] random_opening_plies = 65"),
             ("[selfplay.mcts]\nc_puct = -1\n", "[selfplay.mcts] c_puct"),
             ("[selfplay.mcts]\ndirichlet_epsilon = 2\n", "[selfplay.mcts] dirichlet_epsilon"),
             ("[eval]\nevery = 0\n", "[eval] every = 0"),

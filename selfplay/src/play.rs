@@ -83,6 +83,10 @@ pub struct SelfPlayConfig {
     /// noiseless search's choice, as a player's, so that the results the value head learns from come from the
     /// network's best play. Unset (the default): every move draws.
     pub gumbel_noise_moves: Option<u32>,
+    /// Varied openings: each game opens with a number of uniformly random legal moves, itself drawn uniformly
+    /// from 0 to this, which are played but not recorded, so that self-play leaves the few lines its network
+    /// prefers and its value head sees unbalanced positions. Default 0 (every game from the start).
+    pub random_opening_plies: u32,
     /// Where the network runs: "flex" (CPU), or "wgpu" / "cuda" / "tch" in builds with those features. Default "flex".
     pub device: DeviceChoice,
     /// The tree search (`[selfplay.mcts]`).
@@ -108,6 +112,7 @@ impl Default for SelfPlayConfig {
             root_selection: RootSelection::Puct,
             gumbel_considered: 16,
             gumbel_noise_moves: None,
+            random_opening_plies: 0,
             device: DeviceChoice::Flex,
             mcts: MctsConfig::default(),
         }
@@ -130,6 +135,9 @@ impl SelfPlayConfig {
             ("games_per_shard", self.games_per_shard as u64, 1 << 16),
             ("games_in_flight", self.games_in_flight as u64, 1 << 16),
         ];
+        if self.random_opening_plies > 64 {
+            return Err(format!("[selfplay] random_opening_plies = {} (expected 0 to 64)", self.random_opening_plies));
+        }
         for (key, value, max) in counts {
             if value == 0 {
                 return Err(format!("[selfplay] {key} = 0 (expected 1 or more)"));
@@ -259,7 +267,23 @@ struct Searching {
 impl Playing {
     fn new(rules: Rules, config: &SelfPlayConfig, seed: u64) -> Playing {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
-        let game = Game::new(rules);
+        let mut game = Game::new(rules);
+        // Drawn only when set, so that games without it stay as they were.
+        if config.random_opening_plies > 0 {
+            let plies = rng.random_range(0..=config.random_opening_plies);
+            for _ in 0..plies {
+                let legal = match game.status() {
+                    Status::Moves(legal) => legal,
+                    Status::MustPass => {
+                        game.push(Move::Pass).expect("a forced pass is legal");
+                        continue;
+                    }
+                    Status::Over => break,
+                };
+                let square = legal.nth(rng.random_range(0..legal.count())).expect("a legal move");
+                game.push(Move::Play(square)).expect("a legal move plays");
+            }
+        }
         let tree = Tree::new(rules, *game.position(), config.mcts.clone(), Pcg64Mcg::seed_from_u64(rng.random()));
         Playing { game, tree, rng, positions: Vec::new(), seed, search: None }
     }
@@ -453,6 +477,45 @@ mod tests {
         };
         assert_eq!(games(Some(0)), 1, "no draws: one game whatever the seed");
         assert!(games(Some(4)) > 1 && games(None) > 1, "draws: the seeds' games differ");
+    }
+
+    /// With the search noiseless, the random opening is a game's only randomness: the seeds' games differ, each
+    /// replays, is the same again from its seed, and records every searched position from the first one after
+    /// its opening, whose length varies from 0 to the key.
+    #[test]
+    fn random_openings_vary_the_games_and_are_not_recorded() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let config = SelfPlayConfig {
+            root_selection: RootSelection::Gumbel,
+            simulations: 8,
+            full_search_share: 1.0,
+            gumbel_noise_moves: Some(0),
+            random_opening_plies: 4,
+            ..small()
+        };
+        let seeds: Vec<u64> = (1..=24).collect();
+        let records = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &seeds, 8);
+        let again = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &seeds[..3], 1);
+        for (a, b) in records.iter().zip(&again) {
+            assert_eq!(a.game.moves(), b.game.moves(), "the same seed, the same opening and game");
+        }
+        let mut opening_lengths = std::collections::BTreeSet::new();
+        for record in &records {
+            assert!(Game::replay(rules, record.game.moves()).unwrap().is_over());
+            let first = record.positions[0].ply;
+            assert!(first <= 4, "the first recorded position follows an opening of at most 4 plies");
+            opening_lengths.insert(first);
+            // Nothing is solved here: every ply after the opening is recorded but the forced passes.
+            let later = record.game.moves().len() - first as usize;
+            let passes = record.game.moves()[first as usize..].iter().filter(|m| **m == Move::Pass).count();
+            assert_eq!(record.positions.len(), later - passes);
+        }
+        assert_eq!(opening_lengths.len(), 5, "openings of 0 to 4 plies: {opening_lengths:?}");
+        let games: std::collections::HashSet<_> = records.iter().map(|r| r.game.moves().to_vec()).collect();
+        assert!(games.len() > 12, "{} distinct games of 24", games.len());
+        let noiseless = SelfPlayConfig { random_opening_plies: 0, ..config };
+        let same = play_games(rules, &mut RolloutEvaluator::new(1, 1), &noiseless, &seeds[..4], 4);
+        assert!(same.iter().all(|r| r.game.moves() == same[0].game.moves()), "without it, one game");
     }
 
     /// An evaluator that remembers its largest call.
