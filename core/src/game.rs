@@ -2,6 +2,8 @@
 
 use std::fmt::Write;
 
+use rand::Rng;
+
 use crate::error::{GameError, ParseError};
 use crate::position::Position;
 use crate::rules::{Outcome, Rules, Status};
@@ -47,6 +49,21 @@ impl Game {
 
     pub fn from_position(rules: Rules, start: Position) -> Game {
         Game { rules, positions: vec![start], moves: Vec::new() }
+    }
+
+    /// `plies` uniformly random legal moves from the rules' start, a forced pass counted as one (fewer if the
+    /// game ends first): seeded openings for self-play and the arena.
+    pub fn random_plies(rules: Rules, plies: u32, rng: &mut impl Rng) -> Game {
+        let mut game = Game::new(rules);
+        while game.moves().len() < plies as usize {
+            let mv = match game.status() {
+                Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).expect("a legal move")),
+                Status::MustPass => Move::Pass,
+                Status::Over => break,
+            };
+            game.push(mv).expect("a legal move");
+        }
+        game
     }
 
     /// Replays `moves` from the rules' start, inserting the passes a transcript left out.
@@ -133,6 +150,23 @@ mod tests {
     use super::*;
     use crate::rules::Scoring;
     use crate::Color;
+
+    /// Random plies replay under the rules, repeat from the same seed, differ between seeds and stop at the end.
+    #[test]
+    fn random_plies_are_legal_seeded_and_stop_at_the_end() {
+        use rand::SeedableRng;
+        let rules = Rules::othello().with_size(6).unwrap();
+        let seeded = |seed, plies| Game::random_plies(rules, plies, &mut rand_pcg::Pcg64Mcg::seed_from_u64(seed));
+        let games: Vec<Game> = (0..8).map(|seed| seeded(seed, 6)).collect();
+        for (seed, game) in games.iter().enumerate() {
+            assert_eq!(game.moves().len(), 6);
+            assert_eq!(Game::replay(rules, game.moves()).unwrap().positions(), game.positions());
+            assert_eq!(seeded(seed as u64, 6).moves(), game.moves());
+        }
+        assert!(games.iter().any(|g| g.moves() != games[0].moves()), "the seeds' openings differ");
+        let whole = seeded(3, 200);
+        assert!(whole.is_over() && whole.moves().len() < 200, "a game ends before 200 plies on 6x6");
+    }
 
     #[test]
     fn positions_are_found_by_their_empties_on_any_board() {

@@ -176,7 +176,7 @@ pub fn rungs_to_play(rungs: usize, start: usize, outcome: impl Fn(usize) -> Opti
 /// openings, so that their games compare).
 pub fn opening(rules: &Rules, seed: u64, pair: u64, plies: u32) -> Vec<Move> {
     let mut rng = Pcg64Mcg::seed_from_u64(hash_discs(seed, pair));
-    crate::openings::random_plies(rules, plies, &mut rng).moves().to_vec()
+    Game::random_plies(*rules, plies, &mut rng).moves().to_vec()
 }
 
 /// How a game ended.

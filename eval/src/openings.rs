@@ -12,7 +12,7 @@ use std::time::Duration;
 use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Game, Move, Objective, Rules, Start, Status, Symmetry};
 use rand::seq::SliceRandom;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
 
@@ -121,7 +121,7 @@ fn sampled_positions(rules: &Rules, plies: u32, count: usize) -> Vec<Game> {
         if distinct.len() == count {
             break;
         }
-        let game = random_plies(rules, plies, &mut rng);
+        let game = Game::random_plies(*rules, plies, &mut rng);
         let complete = game.moves().len() == plies as usize && matches!(game.status(), Status::Moves(_));
         if complete && seen.insert(canonical(rules, &game)) {
             distinct.push(game);
@@ -129,20 +129,6 @@ fn sampled_positions(rules: &Rules, plies: u32, count: usize) -> Vec<Game> {
     }
     distinct.sort_by_key(|g| g.transcript());
     distinct
-}
-
-/// `plies` seeded random legal moves from the start (fewer if the game ends first).
-pub fn random_plies(rules: &Rules, plies: u32, rng: &mut Pcg64Mcg) -> Game {
-    let mut game = Game::new(*rules);
-    while game.moves().len() < plies as usize {
-        let mv = match game.status() {
-            Status::Moves(m) => Move::Play(m.nth(rng.random_range(0..m.count())).expect("a legal move")),
-            Status::MustPass => Move::Pass,
-            Status::Over => break,
-        };
-        game.push(mv).expect("a legal move");
-    }
-    game
 }
 
 /// How [`balanced`] values a position.

@@ -267,23 +267,11 @@ struct Searching {
 impl Playing {
     fn new(rules: Rules, config: &SelfPlayConfig, seed: u64) -> Playing {
         let mut rng = Pcg64Mcg::seed_from_u64(seed);
-        let mut game = Game::new(rules);
         // Drawn only when set, so that games without it stay as they were.
-        if config.random_opening_plies > 0 {
-            let plies = rng.random_range(0..=config.random_opening_plies);
-            for _ in 0..plies {
-                let legal = match game.status() {
-                    Status::Moves(legal) => legal,
-                    Status::MustPass => {
-                        game.push(Move::Pass).expect("a forced pass is legal");
-                        continue;
-                    }
-                    Status::Over => break,
-                };
-                let square = legal.nth(rng.random_range(0..legal.count())).expect("a legal move");
-                game.push(Move::Play(square)).expect("a legal move plays");
-            }
-        }
+        let game = match config.random_opening_plies {
+            0 => Game::new(rules),
+            most => Game::random_plies(rules, rng.random_range(0..=most), &mut rng),
+        };
         let tree = Tree::new(rules, *game.position(), config.mcts.clone(), Pcg64Mcg::seed_from_u64(rng.random()));
         Playing { game, tree, rng, positions: Vec::new(), seed, search: None }
     }
