@@ -110,8 +110,8 @@ enum Command {
     },
     /// Solve positions exactly: best moves, score, nodes and time.
     Solve {
-        /// A board string with the side to move, or a transcript (empty: read `--file`).
-        #[arg(allow_hyphen_values = true)]
+        /// A board string with the side to move, or a transcript (`""`: the start); or else `--file`.
+        #[arg(allow_hyphen_values = true, required_unless_present = "file", conflicts_with = "file")]
         position: Vec<String>,
         /// A file of positions, one per line: the FFO suite's format (`<board> <side> [<best> <score> <id>]`) or Edax's
         /// `.obf` (`<board> <side>; <move>:<score>; ...`, every top-scored move a best one).

@@ -265,6 +265,10 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     let o = run(&["solve", "--table-mb", "0", &board], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--table-mb") && err.contains("not in 1..=16384"), "{err}");
+    // Nothing to solve is an error, not a search of the start position that never ends.
+    let o = run(&["solve", "--time", "1"], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success() && err.contains("<POSITION>") && err.contains("required"), "{err}");
     // On two threads (#40 has fewer empties, so it starts second) the lines still come in the file's order, a
     // malformed line where it stands.
     std::fs::write(&good, format!("{}\nnot a board\n{}\n", obf[1], obf[0])).unwrap();
