@@ -135,9 +135,6 @@ impl SelfPlayConfig {
             ("games_per_shard", self.games_per_shard as u64, 1 << 16),
             ("games_in_flight", self.games_in_flight as u64, 1 << 16),
         ];
-        if self.random_opening_plies > 64 {
-            return Err(format!("[selfplay] random_opening_plies = {} (expected 0 to 64)", self.random_opening_plies));
-        }
         for (key, value, max) in counts {
             if value == 0 {
                 return Err(format!("[selfplay] {key} = 0 (expected 1 or more)"));
@@ -148,6 +145,9 @@ impl SelfPlayConfig {
         }
         if !(2..=64).contains(&self.gumbel_considered) {
             return Err(format!("[selfplay] gumbel_considered = {} (expected 2 to 64)", self.gumbel_considered));
+        }
+        if self.random_opening_plies > 64 {
+            return Err(format!("[selfplay] random_opening_plies = {} (expected 0 to 64)", self.random_opening_plies));
         }
         // Written so that NaN fails too.
         let shares = [("full_search_share", self.full_search_share), ("solved_exploration", self.solved_exploration)];
