@@ -4,10 +4,11 @@ mod commands;
 mod input;
 mod run_config;
 
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 use commands::{
     arena, average_models, bench, engine_modes, export_model, fit_eval, import_wthor, label_endgames, openings, oracle,
     perft_replay_show, run, selfplay, solve, train,
@@ -520,12 +521,57 @@ fn positive<T: std::str::FromStr + Default + PartialEq>(text: &str) -> Result<T,
     }
 }
 
+/// Parses the command line. A board string may start with `-` (an empty square), so `show` and `solve` take values that
+/// start with a hyphen as their position, and clap then reads the flags written after a position as part of it; such
+/// flags, with their values, are moved in front of the position and the line is parsed again.
+fn parse_cli(args: Vec<OsString>) -> Cli {
+    let cli = Cli::parse_from(&args);
+    let (name, position) = match &cli.command {
+        Command::Show { position, .. } => ("show", position),
+        Command::Solve { position, .. } => ("solve", position),
+        _ => return cli,
+    };
+    let command = Cli::command();
+    let Some(subcommand) = command.find_subcommand(name) else { return cli };
+    let flag = |token: &str| {
+        let rest = token.strip_prefix("--")?;
+        let (long, value_given) = rest.split_once('=').map_or((rest, false), |(long, _)| (long, true));
+        let arg = subcommand.get_arguments().find(|arg| arg.get_long() == Some(long))?;
+        Some(arg.get_action().takes_values() && !value_given)
+    };
+    // The position's tokens are the line's last ones: a value that may start with a hyphen takes every token after it.
+    let start = args.len() - position.len();
+    let at_end = args[start..].iter().zip(position).all(|(arg, token)| arg == token.as_str());
+    // After `--` every token is the position's, as the user asked.
+    let separated = args[..start].iter().any(|arg| arg == "--");
+    if !at_end || separated || !position.iter().any(|token| flag(token).is_some()) {
+        return cli;
+    }
+    let mut flags = Vec::new();
+    let mut position_tokens = Vec::new();
+    let mut tokens = position.iter();
+    while let Some(token) = tokens.next() {
+        match flag(token) {
+            Some(takes_next) => {
+                flags.push(token);
+                if takes_next {
+                    flags.extend(tokens.next());
+                }
+            }
+            None => position_tokens.push(token),
+        }
+    }
+    let mut reordered = args[..start].to_vec();
+    reordered.extend(flags.into_iter().chain(position_tokens).map(OsString::from));
+    Cli::parse_from(reordered)
+}
+
 fn main() -> Result<()> {
     // Output piped into `head` and the like ends the process quietly, as it does for other Unix tools, instead of
     // a panic in `println!` once the reader has gone.
     sigpipe::reset();
     run::exit_with_parent();
-    let cli = Cli::parse();
+    let cli = parse_cli(std::env::args_os().collect());
     match cli.command {
         Command::Perft { depth, convention, rules, kernel } => {
             perft_replay_show::perft(depth, convention, &rules, kernel)

@@ -106,6 +106,9 @@ fn show_marks_the_legal_moves() {
     assert_eq!(out.matches('*').count(), 4);
     let o = run(&["show", "f5", "d6"], "");
     assert!(stdout(&o).contains("legal moves: c3 c4 c5 c6 c7"));
+    // A flag among the position's moves is read as the flag it is.
+    let o = run(&["show", "f5", "--rules", "othello", "d6"], "");
+    assert!(stdout(&o).contains("legal moves: c3 c4 c5 c6 c7"), "{}", String::from_utf8_lossy(&o.stderr));
     let board = "---------------------------OX------XO--------------------------- O";
     let o = run(&["show", board], "");
     assert!(stdout(&o).contains("legal moves: e3 f4 c5 d6"), "{}", stdout(&o));
@@ -262,6 +265,10 @@ fn solve_reads_obf_files_and_checks_their_answers() {
     }
     let margin = rules.outcome(&pos).margin_for(othello_core::Color::Black);
     assert!(line.starts_with("a2 ") && rules.is_over(&pos) && margin == 38, "{line}: {margin}");
+    // The same flags after the board string are read as flags, not as more of the position.
+    let o = run(&["solve", &board, "--rules", "empties", "--one-best", "--pv"], "");
+    let out = stdout(&o);
+    assert!(out.contains(&format!("  pv {line}\n")), "{out}{}", String::from_utf8_lossy(&o.stderr));
     let o = run(&["solve", "--table-mb", "0", &board], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success() && err.contains("--table-mb") && err.contains("not in 1..=16384"), "{err}");
