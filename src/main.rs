@@ -539,14 +539,6 @@ fn parse_cli(args: Vec<OsString>) -> Cli {
         let arg = subcommand.get_arguments().find(|arg| arg.get_long() == Some(long))?;
         Some(arg.get_action().takes_values() && !value_given)
     };
-    // The position's tokens are the line's last ones: a value that may start with a hyphen takes every token after it.
-    let start = args.len() - position.len();
-    let at_end = args[start..].iter().zip(position).all(|(arg, token)| arg == token.as_str());
-    // After `--` every token is the position's, as the user asked.
-    let separated = args[..start].iter().any(|arg| arg == "--");
-    if !at_end || separated || !position.iter().any(|token| flag(token).is_some()) {
-        return cli;
-    }
     let mut flags = Vec::new();
     let mut position_tokens = Vec::new();
     let mut tokens = position.iter();
@@ -560,6 +552,14 @@ fn parse_cli(args: Vec<OsString>) -> Cli {
             }
             None => position_tokens.push(token),
         }
+    }
+    // The position's tokens are the line's last ones: a value that may start with a hyphen takes every token after it.
+    let start = args.len() - position.len();
+    let at_end = args[start..].iter().zip(position).all(|(arg, token)| arg == token.as_str());
+    // After `--` every token is the position's, as the user asked.
+    let separated = args[..start].iter().any(|arg| arg == "--");
+    if flags.is_empty() || !at_end || separated {
+        return cli;
     }
     let mut reordered = args[..start].to_vec();
     reordered.extend(flags.into_iter().chain(position_tokens).map(OsString::from));
