@@ -126,6 +126,8 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
         (vec!["arena", "--out", "/nonexistent", "--agents", "random", "greedy", "--games", "0"], "expected 1 or more"),
         (vec!["selfplay", "--run", "/nonexistent", "--threads", "0"], "'--threads <THREADS>': expected 1 or more"),
         (vec!["evaluate", "--run", "/nonexistent", "--every", "x"], "'x' is not a whole number"),
+        (vec!["ratings", "/nonexistent/run"], "/nonexistent/run: no such directory"),
+        (vec!["optimal-moves", "--games", "/nonexistent/arena"], "/nonexistent/arena: no such directory"),
     ] {
         let o = run(&args, "");
         let err = String::from_utf8_lossy(&o.stderr);

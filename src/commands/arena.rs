@@ -576,6 +576,7 @@ pub fn rows_of(dirs: &[PathBuf]) -> Result<Vec<ResultRow>> {
     let mut rows = Vec::new();
     let mut keys = std::collections::HashSet::new();
     for dir in dirs {
+        anyhow::ensure!(dir.is_dir(), "{}: no such directory", dir.display());
         let games = ArenaDir::new(games_dir(dir));
         rows.extend(games.read()?.into_iter().filter(|r| keys.insert(r.key.clone())));
     }
