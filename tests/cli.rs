@@ -95,6 +95,11 @@ fn replay_reads_ggf() {
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "13 0");
     assert!(lines[1].starts_with("error: line 2: move 1 (a1)"), "{}", lines[1]);
+    // Transcripts given as GGF are an error, not zero games; no input at all is zero games.
+    let o = run(&["replay", "--ggf"], "f5d6c3\n");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("standard input: no GGF game record"));
+    assert!(run(&["replay", "--ggf"], "").status.success());
 }
 
 #[test]

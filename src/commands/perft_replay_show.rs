@@ -77,6 +77,11 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
             let game = record.and_then(|r| r.replay()).map_err(|e| e.to_string());
             tally.report(&mut out, game)?;
         }
+        // Text with no record in it is another format, not zero games.
+        if tally.games == 0 && !text.trim().is_empty() {
+            let source = file.map_or("standard input".to_string(), |p| p.display().to_string());
+            anyhow::bail!("{source}: no GGF game record (one starts with '(;')");
+        }
     } else {
         let input: Box<dyn BufRead> = match file {
             Some(p) => Box::new(std::io::BufReader::new(
