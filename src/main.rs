@@ -129,8 +129,8 @@ enum Command {
         #[arg(long)]
         wld: bool,
         /// Give up on a position after this many seconds.
-        #[arg(long)]
-        time: Option<f64>,
+        #[arg(long, value_parser = seconds)]
+        time: Option<std::time::Duration>,
         /// Give up on a position after this many nodes.
         #[arg(long)]
         nodes: Option<u64>,
@@ -249,14 +249,14 @@ enum Command {
         rules: othello_core::Rules,
         #[arg(long, default_value_t = 6)]
         plies: u32,
-        #[arg(long, default_value_t = 2.0)]
+        #[arg(long, default_value_t = 2.0, value_parser = not_negative)]
         max_value: f64,
         /// The pattern engine's depth.
         #[arg(long, default_value_t = 10)]
         depth: u32,
         /// The exact solver's time per position (positions it cannot solve in time are left out).
-        #[arg(long, default_value_t = 10.0)]
-        seconds: f64,
+        #[arg(long, default_value = "10", value_parser = seconds)]
+        seconds: std::time::Duration,
         /// Reach this many distinct positions by seeded random games instead of listing every one (for deep
         /// openings, where the list is too long to value).
         #[arg(long)]
@@ -280,7 +280,7 @@ enum Command {
         #[arg(long, default_value_t = 400)]
         epochs: u32,
         /// Ridge penalty in pseudo-samples per weight.
-        #[arg(long, default_value_t = 16.0)]
+        #[arg(long, default_value_t = 16.0, value_parser = not_negative)]
         prior: f64,
     },
     /// Solve the positions of WTHOR games with few empties exactly (and one other child of each), as labels for
@@ -340,7 +340,7 @@ enum Command {
         #[arg(long)]
         steps: Option<u64>,
         /// Stop after this many minutes (default: the config's minutes; 0: no limit).
-        #[arg(long)]
+        #[arg(long, value_parser = not_negative)]
         minutes: Option<f64>,
         /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.
         #[arg(long, value_parser = positive::<usize>)]
@@ -360,7 +360,7 @@ enum Command {
         #[arg(long)]
         steps: Option<u64>,
         /// Stop after this many minutes, with a checkpoint of the last step.
-        #[arg(long)]
+        #[arg(long, value_parser = not_negative)]
         minutes: Option<f64>,
         /// Stop when there is nothing left to train on (the throttle or no data) instead of waiting.
         #[arg(long)]
@@ -521,6 +521,24 @@ fn positive<T: std::str::FromStr + Default + PartialEq>(text: &str) -> Result<T,
     }
 }
 
+/// A number that is finite and not negative (minutes, a disc margin, a prior's weight).
+fn not_negative(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        Ok(_) => Err("expected a number, 0 or more".into()),
+        Err(_) => Err(format!("'{text}' is not a number")),
+    }
+}
+
+/// Seconds, more than 0 (a time limit, a measurement's length).
+fn seconds(text: &str) -> Result<std::time::Duration, String> {
+    match text.parse::<f64>() {
+        Ok(x) if x > 0.0 => std::time::Duration::try_from_secs_f64(x).map_err(|_| "too many seconds".into()),
+        Ok(_) => Err("expected seconds, more than 0".into()),
+        Err(_) => Err(format!("'{text}' is not a number")),
+    }
+}
+
 /// Parses the command line. A board string may start with `-` (an empty square), so `show` and `solve` take values that
 /// start with a hyphen as their position, and clap then reads the flags written after a position as part of it; such
 /// flags, with their values, are moved in front of the position and the line is parsed again.
@@ -585,7 +603,7 @@ fn main() -> Result<()> {
                 (_, _, true) => othello_core::solve::Mode::WinDrawLoss,
                 _ => othello_core::solve::Mode::Exact,
             };
-            let limits = othello_core::solve::Limits { nodes, time: time.map(std::time::Duration::from_secs_f64) };
+            let limits = othello_core::solve::Limits { nodes, time };
             let options = solve::SolveOptions {
                 mode,
                 limits,
@@ -686,8 +704,11 @@ fn main() -> Result<()> {
             let anchor = match anchor.as_deref() {
                 Some(text) => {
                     let (name, elo) = text.rsplit_once('=').unwrap_or((text, "0"));
-                    let elo =
-                        elo.parse::<f64>().map_err(|_| anyhow::anyhow!("--anchor {text}: '{elo}' is not a number"))?;
+                    let elo = elo
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|e| e.is_finite())
+                        .ok_or_else(|| anyhow::anyhow!("--anchor {text}: '{elo}' is not a number"))?;
                     Some((name, elo))
                 }
                 None => None,

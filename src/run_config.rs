@@ -289,6 +289,8 @@ mod tests {
             ("[selfplay]\ncheap_simulations = 4000000\n", "[selfplay] cheap_simulations = 4000000"),
             ("[train]\nbatch_size = 1000000000\n", "batch_size = 1000000000"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
+            ("[train]\nweight_decay = nan\n", "[train] weight_decay = NaN"),
+            ("[train]\npoll_seconds = inf\n", "[train] poll_seconds = inf"),
         ] {
             let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
             assert!(err.contains("s.toml") && err.contains(key), "{err}");

@@ -171,6 +171,8 @@ fn bad_agent_specs_and_anchors_are_refused_by_name() {
     assert!(arena(dir, &["random", "greedy"], "2").output().unwrap().status.success());
     let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "nobody=0"]).output().unwrap();
     assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("nobody"));
+    let out = bin().args(["ratings", dir.to_str().unwrap(), "--anchor", "greedy=nan"]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("'nan' is not a number"));
 }
 
 /// A much stronger candidate is accepted (H1) and a much weaker one rejected (H0), each after a handful of pairs;

@@ -133,6 +133,13 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
         (vec!["evaluate", "--run", "/nonexistent", "--every", "x"], "'x' is not a whole number"),
         (vec!["ratings", "/nonexistent/run"], "/nonexistent/run: no such directory"),
         (vec!["optimal-moves", "--games", "/nonexistent/arena"], "/nonexistent/arena: no such directory"),
+        // Time limits: NaN, the infinities and negative numbers are refused before a `Duration` is made of them.
+        (vec!["solve", "f5", "--time", "nan"], "'--time <TIME>': expected seconds, more than 0"),
+        (vec!["solve", "--time=-3", "f5"], "'--time <TIME>': expected seconds, more than 0"),
+        (vec!["openings", "--rules", "6x6", "--seconds", "1e300", "--out", "/nonexistent/o"], "too many seconds"),
+        (vec!["bench", "net", "--seconds", "nan"], "'--seconds <SECONDS>': expected seconds, more than 0"),
+        (vec!["run", "--run", "/nonexistent", "--minutes", "inf"], "'--minutes <MINUTES>': expected a number"),
+        (vec!["train", "--run", "/nonexistent", "--minutes=-1"], "'--minutes <MINUTES>': expected a number, 0 or more"),
     ] {
         let o = run(&args, "");
         let err = String::from_utf8_lossy(&o.stderr);

@@ -35,8 +35,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 64)]
         batch: usize,
         /// Seconds per measurement.
-        #[arg(long, default_value_t = 5.0)]
-        seconds: f64,
+        #[arg(long, default_value = "5", value_parser = crate::seconds)]
+        seconds: std::time::Duration,
         /// flex (CPU), or wgpu / cuda / tch in builds with those features.
         #[arg(long, default_value = "flex")]
         device: DeviceChoice,
@@ -51,8 +51,8 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 256)]
         batch: usize,
         /// Seconds per measurement.
-        #[arg(long, default_value_t = 10.0)]
-        seconds: f64,
+        #[arg(long, default_value = "10", value_parser = crate::seconds)]
+        seconds: std::time::Duration,
         /// Measurements of each kind, taken in turn; the best of each is reported.
         #[arg(long, default_value_t = 3)]
         rounds: u32,
@@ -121,9 +121,11 @@ pub fn run(cmd: BenchCommand) -> Result<()> {
                 );
             }
         }
-        BenchCommand::Net { blocks, filters, batch, seconds, device } => net(blocks, filters, batch, seconds, device)?,
+        BenchCommand::Net { blocks, filters, batch, seconds, device } => {
+            net(blocks, filters, batch, seconds.as_secs_f64(), device)?
+        }
         BenchCommand::Train { blocks, filters, batch, seconds, rounds } => {
-            train(blocks, filters, batch, seconds, rounds)?
+            train(blocks, filters, batch, seconds.as_secs_f64(), rounds)?
         }
         BenchCommand::Pattern { depth, positions, kernel } => pattern(depth, positions, kernel)?,
         BenchCommand::Perft { depth, convention, kernel, repeat } => {

@@ -15,15 +15,14 @@ pub struct OpeningsOptions<'a> {
     pub plies: u32,
     pub max_value: f64,
     pub depth: u32,
-    pub seconds: f64,
+    pub seconds: Duration,
     pub sample: Option<usize>,
     pub out: &'a Path,
 }
 
 pub fn run(o: OpeningsOptions) -> Result<()> {
     let OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out } = o;
-    let valuation =
-        if searchable(&rules) { Valuation::Search(depth) } else { Valuation::Exact(Duration::from_secs_f64(seconds)) };
+    let valuation = if searchable(&rules) { Valuation::Search(depth) } else { Valuation::Exact(seconds) };
     let bar = ProgressBar::new(0).with_style(
         ProgressStyle::with_template("{bar:30} {pos}/{len} positions valued  {per_sec}  ETA {eta}")
             .expect("a valid template"),
@@ -46,9 +45,10 @@ pub fn run(o: OpeningsOptions) -> Result<()> {
             "othello-zero openings --rules {rules} --plies {plies} --max-value {max_value}{sampled} --depth {d} \
              (the pattern engine's value)"
         ),
-        Valuation::Exact(_) => format!(
-            "othello-zero openings --rules {rules} --plies {plies} --max-value {max_value}{sampled} --seconds {seconds} \
-             (exact values)"
+        Valuation::Exact(limit) => format!(
+            "othello-zero openings --rules {rules} --plies {plies} --max-value {max_value}{sampled} --seconds {} \
+             (exact values)",
+            limit.as_secs_f64()
         ),
     };
     anyhow::ensure!(!found.is_empty(), "no position within {max_value} discs of even");

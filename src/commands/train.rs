@@ -32,7 +32,10 @@ pub fn run(
         config_hash: fingerprint(&text),
         device,
         exit_when_starved,
-        deadline: minutes.map(|m| std::time::Instant::now() + std::time::Duration::from_secs_f64(60.0 * m.max(0.0))),
+        // A deadline beyond what an `Instant` holds is none.
+        deadline: minutes.and_then(|m| {
+            std::time::Instant::now().checked_add(std::time::Duration::try_from_secs_f64(60.0 * m).ok()?)
+        }),
     };
     let mut trainer = Trainer::open(opts)?;
     let limit = (config.train.max_steps > 0).then_some(config.train.max_steps);

@@ -122,25 +122,49 @@ impl Default for TrainConfig {
 pub const MAX_BATCH_SIZE: usize = 1 << 16;
 
 impl TrainConfig {
-    /// Checks the values serde cannot.
+    /// Checks the values serde cannot: each count and number in its range, NaN and infinities refused, so that a
+    /// mistyped key is an error naming it, not a run whose weights turn to NaN or a panic far from the config.
     pub fn validate(&self) -> Result<(), String> {
-        if self.batch_size == 0 || self.checkpoint_every == 0 || self.log_every == 0 {
-            return Err("batch_size, checkpoint_every and log_every must be positive".into());
+        let counts = [
+            ("batch_size", self.batch_size as u64, MAX_BATCH_SIZE as u64),
+            ("checkpoint_every", self.checkpoint_every, u64::MAX),
+            ("log_every", self.log_every, u64::MAX),
+            ("window_min", self.window_min, u64::MAX),
+        ];
+        for (key, value, max) in counts {
+            if value == 0 {
+                return Err(format!("{key} = 0 (expected 1 or more)"));
+            }
+            // The batch's bound lies beyond any useful one: a mistyped batch is an error, not an exhausted memory.
+            if value > max {
+                return Err(format!("{key} = {value} (expected at most {max})"));
+            }
         }
-        // Beyond any useful batch: a mistyped one is an error naming its key, not an exhausted memory.
-        if self.batch_size > MAX_BATCH_SIZE {
-            return Err(format!("batch_size = {} (expected at most {MAX_BATCH_SIZE})", self.batch_size));
-        }
-        // Written so that NaN fails too.
-        let positive = |x: f64| x > 0.0;
-        if !positive(self.learning_rate) || !positive(self.samples_per_position) || self.window_min == 0 {
-            return Err("learning_rate, samples_per_position and window_min must be positive".into());
-        }
-        if !positive(self.window_alpha) || self.window_beta < 0.0 {
-            return Err("window_alpha must be positive and window_beta not negative".into());
-        }
-        if !(0.0..=1.0).contains(&self.search_value_weight) {
-            return Err(format!("search_value_weight = {} (expected 0 to 1)", self.search_value_weight));
+        let positive = |x: f64| x > 0.0 && x.is_finite();
+        let not_negative = |x: f64| x >= 0.0 && x.is_finite();
+        let share = |x: f64| (0.0..=1.0).contains(&x);
+        let numbers = [
+            ("learning_rate", self.learning_rate, positive(self.learning_rate), "more than 0"),
+            ("samples_per_position", self.samples_per_position, positive(self.samples_per_position), "more than 0"),
+            ("momentum", self.momentum, (0.0..1.0).contains(&self.momentum), "0 to 1, 1 excluded"),
+            ("weight_decay", self.weight_decay.into(), not_negative(self.weight_decay.into()), "0 or more"),
+            ("final_lr_fraction", self.final_lr_fraction, share(self.final_lr_fraction), "0 to 1"),
+            ("policy_weight", self.policy_weight.into(), not_negative(self.policy_weight.into()), "0 or more"),
+            ("value_weight", self.value_weight.into(), not_negative(self.value_weight.into()), "0 or more"),
+            ("margin_weight", self.margin_weight.into(), not_negative(self.margin_weight.into()), "0 or more"),
+            ("ownership_weight", self.ownership_weight.into(), not_negative(self.ownership_weight.into()), "0 or more"),
+            ("search_value_weight", self.search_value_weight.into(), share(self.search_value_weight.into()), "0 to 1"),
+            ("window_alpha", self.window_alpha, positive(self.window_alpha), "more than 0"),
+            ("window_beta", self.window_beta, not_negative(self.window_beta), "0 or more"),
+            (
+                "poll_seconds",
+                self.poll_seconds,
+                positive(self.poll_seconds) && self.poll_seconds <= 3600.0,
+                "more than 0, at most 3600",
+            ),
+        ];
+        if let Some((key, value, _, expected)) = numbers.iter().find(|n| !n.2) {
+            return Err(format!("{key} = {value} (expected {expected})"));
         }
         let steps = &self.grow_blocks_at;
         if steps.first() == Some(&0) || steps.windows(2).any(|w| w[0] >= w[1]) {
@@ -202,6 +226,40 @@ mod tests {
             assert!(lr <= previous);
             previous = lr;
         }
+    }
+
+    /// Every number out of its range, NaN and the infinities among them, is an error naming its key; the
+    /// default and the edges of the ranges pass.
+    #[test]
+    fn numbers_out_of_range_name_their_key() {
+        assert_eq!(TrainConfig::default().validate(), Ok(()));
+        type Set = fn(&mut TrainConfig);
+        let wrong: [(&str, Set); 16] = [
+            ("learning_rate", |c| c.learning_rate = f64::INFINITY),
+            ("samples_per_position", |c| c.samples_per_position = 0.0),
+            ("momentum", |c| c.momentum = 1.0),
+            ("momentum", |c| c.momentum = f64::NAN),
+            ("weight_decay", |c| c.weight_decay = -1e-4),
+            ("weight_decay", |c| c.weight_decay = f32::NAN),
+            ("final_lr_fraction", |c| c.final_lr_fraction = 1.5),
+            ("policy_weight", |c| c.policy_weight = f32::NAN),
+            ("value_weight", |c| c.value_weight = -1.0),
+            ("margin_weight", |c| c.margin_weight = f32::INFINITY),
+            ("ownership_weight", |c| c.ownership_weight = -0.1),
+            ("window_beta", |c| c.window_beta = f64::INFINITY),
+            ("poll_seconds", |c| c.poll_seconds = f64::INFINITY),
+            ("poll_seconds", |c| c.poll_seconds = f64::NAN),
+            ("poll_seconds", |c| c.poll_seconds = 0.0),
+            ("log_every", |c| c.log_every = 0),
+        ];
+        for (key, set) in wrong {
+            let mut c = TrainConfig::default();
+            set(&mut c);
+            let err = c.validate().unwrap_err();
+            assert!(err.starts_with(key), "{key}: {err}");
+        }
+        let edges = TrainConfig { momentum: 0.0, weight_decay: 0.0, final_lr_fraction: 1.0, ..Default::default() };
+        assert_eq!(edges.validate(), Ok(()));
     }
 
     #[test]
