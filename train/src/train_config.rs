@@ -140,30 +140,27 @@ impl TrainConfig {
                 return Err(format!("{key} = {value} (expected at most {max})"));
             }
         }
-        let positive = |x: f64| x > 0.0 && x.is_finite();
-        let not_negative = |x: f64| x >= 0.0 && x.is_finite();
-        let share = |x: f64| (0.0..=1.0).contains(&x);
-        let numbers = [
-            ("learning_rate", self.learning_rate, positive(self.learning_rate), "more than 0"),
-            ("samples_per_position", self.samples_per_position, positive(self.samples_per_position), "more than 0"),
-            ("momentum", self.momentum, (0.0..1.0).contains(&self.momentum), "0 to 1, 1 excluded"),
-            ("weight_decay", self.weight_decay.into(), not_negative(self.weight_decay.into()), "0 or more"),
-            ("final_lr_fraction", self.final_lr_fraction, share(self.final_lr_fraction), "0 to 1"),
-            ("policy_weight", self.policy_weight.into(), not_negative(self.policy_weight.into()), "0 or more"),
-            ("value_weight", self.value_weight.into(), not_negative(self.value_weight.into()), "0 or more"),
-            ("margin_weight", self.margin_weight.into(), not_negative(self.margin_weight.into()), "0 or more"),
-            ("ownership_weight", self.ownership_weight.into(), not_negative(self.ownership_weight.into()), "0 or more"),
-            ("search_value_weight", self.search_value_weight.into(), share(self.search_value_weight.into()), "0 to 1"),
-            ("window_alpha", self.window_alpha, positive(self.window_alpha), "more than 0"),
-            ("window_beta", self.window_beta, not_negative(self.window_beta), "0 or more"),
-            (
-                "poll_seconds",
-                self.poll_seconds,
-                positive(self.poll_seconds) && self.poll_seconds <= 3600.0,
-                "more than 0, at most 3600",
-            ),
+        // Each range with the words its error gives; NaN and the infinities fall outside every one.
+        type Range = (fn(f64) -> bool, &'static str);
+        const POSITIVE: Range = (|x| x > 0.0 && x.is_finite(), "more than 0");
+        const NOT_NEGATIVE: Range = (|x| x >= 0.0 && x.is_finite(), "0 or more");
+        const SHARE: Range = (|x| (0.0..=1.0).contains(&x), "0 to 1");
+        let numbers: [(&str, f64, Range); 13] = [
+            ("learning_rate", self.learning_rate, POSITIVE),
+            ("samples_per_position", self.samples_per_position, POSITIVE),
+            ("momentum", self.momentum, (|x| (0.0..1.0).contains(&x), "0 to 1, 1 excluded")),
+            ("weight_decay", self.weight_decay.into(), NOT_NEGATIVE),
+            ("final_lr_fraction", self.final_lr_fraction, SHARE),
+            ("policy_weight", self.policy_weight.into(), NOT_NEGATIVE),
+            ("value_weight", self.value_weight.into(), NOT_NEGATIVE),
+            ("margin_weight", self.margin_weight.into(), NOT_NEGATIVE),
+            ("ownership_weight", self.ownership_weight.into(), NOT_NEGATIVE),
+            ("search_value_weight", self.search_value_weight.into(), SHARE),
+            ("window_alpha", self.window_alpha, POSITIVE),
+            ("window_beta", self.window_beta, NOT_NEGATIVE),
+            ("poll_seconds", self.poll_seconds, (|x| x > 0.0 && x <= 3600.0, "more than 0, at most 3600")),
         ];
-        if let Some((key, value, _, expected)) = numbers.iter().find(|n| !n.2) {
+        if let Some((key, value, (_, expected))) = numbers.iter().find(|(_, value, (within, _))| !within(*value)) {
             return Err(format!("{key} = {value} (expected {expected})"));
         }
         let steps = &self.grow_blocks_at;
