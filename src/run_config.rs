@@ -93,6 +93,9 @@ impl Default for EvalConfig {
     }
 }
 
+/// Empties beyond which an exact solve costs more than a self-play game (8x8: 0.3 s at 20 empties, 9 s at 24).
+pub const SLOW_SOLVE_EMPTIES: u32 = 20;
+
 fn default_seed() -> u64 {
     1
 }
@@ -116,7 +119,15 @@ impl RunConfig {
     /// Parses config text; `origin` names it in errors (with the line and column of the fault).
     pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
         let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
-        config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
+        let rules = config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
+        // More empties than the start has is a mistyped number: it would solve every game from its first move.
+        let start_empties = rules.empties(&rules.start_position());
+        for (key, value) in config.solve_empties() {
+            anyhow::ensure!(
+                value <= start_empties,
+                "config {origin}: {key} = {value} (expected 0 to {start_empties}, the empty squares at the start)"
+            );
+        }
         config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
         config.network.validate().map_err(|e| anyhow::anyhow!("config {origin}: [network] {e}"))?;
         config.selfplay.validate().map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
@@ -168,6 +179,29 @@ impl RunConfig {
         Ok(config)
     }
 
+    /// The keys that solve positions exactly up to a number of empties, with their values.
+    fn solve_empties(&self) -> [(&'static str, u32); 2] {
+        [
+            ("[selfplay] solve_empties", self.selfplay.solve_empties),
+            ("[eval] optimal_moves_empties", self.eval.optimal_moves_empties),
+        ]
+    }
+
+    /// What is valid but likely a mistake, each naming its key: an exact solve from more than
+    /// [`SLOW_SOLVE_EMPTIES`] empties takes seconds to hours, and self-play or the evaluation waits for each.
+    pub fn warnings(&self) -> Vec<String> {
+        self.solve_empties()
+            .into_iter()
+            .filter(|&(_, value)| value > SLOW_SOLVE_EMPTIES)
+            .map(|(key, value)| {
+                format!(
+                    "{key} = {value}: an exact solve from more than {SLOW_SOLVE_EMPTIES} empties takes seconds to \
+                     hours (8x8 at 24 empties: about 9 s on one core), and the stage waits for each"
+                )
+            })
+            .collect()
+    }
+
     pub fn rules(&self) -> Result<Rules> {
         Ok(self.rules.parse::<Rules>()?)
     }
@@ -193,6 +227,9 @@ impl RunConfig {
             None => (DEFAULT.to_string(), "(embedded default)".to_string()),
         };
         let config = RunConfig::parse(&text, &origin)?;
+        for warning in config.warnings() {
+            eprintln!("warning: config {origin}: {warning}");
+        }
         if !own.exists() {
             std::fs::create_dir_all(run.root()).with_context(|| format!("creating {}", run.root().display()))?;
             othello_run::write_atomic(&own, text.as_bytes()).with_context(|| format!("writing {}", own.display()))?;
@@ -294,6 +331,31 @@ mod tests {
         ] {
             let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
             assert!(err.contains("s.toml") && err.contains(key), "{err}");
+        }
+    }
+
+    /// The keys that solve up to a number of empties refuse more than the board's start has, naming the key and
+    /// the bound; from more than [`SLOW_SOLVE_EMPTIES`] they take the value with a warning naming the key.
+    #[test]
+    fn solving_from_more_empties_than_the_start_is_refused_and_from_many_warned() {
+        for (rules, start_empties) in [("othello", 60), ("othello,6x6", 32), ("othello,4x4", 12)] {
+            for (section, key) in [("selfplay", "solve_empties"), ("eval", "optimal_moves_empties")] {
+                let text = |n: u32| format!("rules = \"{rules}\"\n[{section}]\n{key} = {n}\n");
+                let err = format!("{:#}", RunConfig::parse(&text(start_empties + 1), "e.toml").unwrap_err());
+                let expected =
+                    format!("e.toml: [{section}] {key} = {} (expected 0 to {start_empties}", start_empties + 1);
+                assert!(err.contains(&expected), "{err}");
+                let warnings = RunConfig::parse(&text(start_empties), "e.toml").unwrap().warnings();
+                assert_eq!(warnings.len(), usize::from(start_empties > SLOW_SOLVE_EMPTIES), "{warnings:?}");
+                assert!(warnings.iter().all(|w| w.starts_with(&format!("[{section}] {key} = {start_empties}:"))));
+                assert!(RunConfig::parse(&text(SLOW_SOLVE_EMPTIES.min(start_empties)), "e.toml")
+                    .unwrap()
+                    .warnings()
+                    .is_empty());
+            }
+        }
+        for config in [DEFAULT, include_str!("../configs/8x8-cpu.toml"), include_str!("../configs/ci.toml")] {
+            assert!(RunConfig::parse(config, "shipped").unwrap().warnings().is_empty());
         }
     }
 
