@@ -410,7 +410,8 @@ enum Command {
     ///   random; greedy (most flips); positional:depth=N (alpha-beta on square weights and mobility);
     ///   pattern:depth=N or pattern:time=S[,exact=K] (PVS on the WTHOR-fitted pattern evaluation, 8x8 only);
     ///   mcts:sims=N (pure MCTS, random rollouts); policy:model=M[,temperature=T] (a network's raw policy);
-    ///   net:model=M[,sims=N][,gumbel[=K]][,device=D] (the network with MCTS; M a checkpoint or a run directory);
+    ///   net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,interior=puct|gumbel][,device=D] (the network
+    ///   with MCTS; M a checkpoint or a run directory);
     ///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S] (an external engine; misbehaviour forfeits);
     ///   +endgameK after any of them: perfect play from K empties.
     Arena {
@@ -685,8 +686,7 @@ fn main() -> Result<()> {
                 ladder: &ladder,
                 games: games.unwrap_or(eval.games),
                 simulations: sims.unwrap_or(eval.simulations),
-                gumbel: config.eval_gumbel(),
-                score_utility: config.eval_score_utility(),
+                search: config.player_search(),
                 every: every.unwrap_or(eval.every),
                 gating: eval.gating.then(|| arena::Gating {
                     elo1: eval.gating_elo,

@@ -8,6 +8,8 @@ use othello_net::NetConfig;
 use othello_run::RunDir;
 use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
+
+use crate::commands::arena::PlayerSearch;
 use serde::{Deserialize, Serialize};
 
 /// The embedded default config: the quickstart, a small 6x6 run that shows learning within minutes.
@@ -104,16 +106,16 @@ fn default_rules() -> String {
 }
 
 impl RunConfig {
-    /// The evaluation's root: Gumbel's over self-play's considered moves where self-play's root is Gumbel's, else
-    /// PUCT (None).
-    pub fn eval_gumbel(&self) -> Option<usize> {
-        (self.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
-            .then_some(self.selfplay.gumbel_considered)
-    }
-
-    /// The evaluation's search weight of the disc margin: `[eval] score_utility`, else self-play's.
-    pub fn eval_score_utility(&self) -> f32 {
-        self.eval.score_utility.unwrap_or(self.selfplay.mcts.score_utility)
+    /// The search of the evaluation's checkpoint players (but for the simulations): self-play's, Gumbel's root
+    /// over its considered moves where self-play's root is Gumbel's, the disc margin weighed by `[eval]
+    /// score_utility` where set.
+    pub fn player_search(&self) -> PlayerSearch {
+        PlayerSearch {
+            gumbel: (self.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
+                .then_some(self.selfplay.gumbel_considered),
+            score_utility: self.eval.score_utility.unwrap_or(self.selfplay.mcts.score_utility),
+            interior: self.selfplay.mcts.interior,
+        }
     }
 
     /// Parses config text; `origin` names it in errors (with the line and column of the fault).
@@ -363,8 +365,9 @@ mod tests {
     /// the values it allows; each allowed value parses.
     #[test]
     fn a_wrong_value_of_an_enum_key_names_the_file_the_line_the_key_and_the_values_allowed() {
-        let keys: [(&str, &str, &[&str]); 6] = [
+        let keys: [(&str, &str, &[&str]); 7] = [
             ("selfplay", "evaluator", &["network", "uniform", "rollouts"]),
+            ("selfplay.mcts", "interior", &["puct", "gumbel"]),
             ("selfplay", "root_selection", &["puct", "gumbel"]),
             ("selfplay", "device", &["flex", "wgpu", "cuda", "tch"]),
             ("train", "optimizer", &["adamw", "sgd"]),
@@ -384,9 +387,19 @@ mod tests {
         }
         // The evaluation's margin weight is its own when set, else self-play's.
         let config = RunConfig::parse("[eval]\nscore_utility = 4\n", "s.toml").unwrap();
-        assert_eq!((config.eval_score_utility(), config.selfplay.mcts.score_utility), (4.0, 0.0));
+        assert_eq!((config.player_search().score_utility, config.selfplay.mcts.score_utility), (4.0, 0.0));
         let config = RunConfig::parse("[selfplay.mcts]\nscore_utility = 0.5\n", "s.toml").unwrap();
-        assert_eq!((config.eval.score_utility, config.eval_score_utility()), (None, 0.5));
+        assert_eq!((config.eval.score_utility, config.player_search().score_utility), (None, 0.5));
+        // The checkpoints' players search as self-play does, below the root too.
+        let config = RunConfig::parse(
+            "[selfplay]\nroot_selection = \"gumbel\"\ngumbel_considered = 4\n[selfplay.mcts]\ninterior = \"gumbel\"\n",
+            "i.toml",
+        )
+        .unwrap();
+        assert_eq!(config.player_search().spec(64), "sims=64,gumbel=4,interior=gumbel");
+        // A `net:` player takes that spec: the one thing wrong here is the model.
+        let err = othello_eval::agent_from_spec("net:model=x,sims=64,gumbel=4,interior=gumbel", 1).err().unwrap();
+        assert!(err.to_string().contains("model x: neither a checkpoint"), "{err}");
         // The search settings are a section of self-play's.
         let config = RunConfig::parse("[selfplay.mcts]\nc_puct = 2.5\n", "m.toml").unwrap();
         assert_eq!(config.selfplay.mcts.c_puct, 2.5);

@@ -2,6 +2,7 @@
 
 use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Game, Move, Status};
+use othello_selfplay::mcts::InteriorSelection;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
@@ -48,11 +49,12 @@ impl Agent for Box<dyn Agent> {
 ///   WTHOR-fitted pattern evaluation, exact from K empties (8x8 Othello only; default depth 6);
 /// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
 /// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
-/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,device=D]`: the network with MCTS (PUCT, or Gumbel
-///   AlphaZero's root with K considered moves, without Gumbel draws), no root noise, the tree kept between moves
-///   (default 200 simulations); `score` weighs the predicted disc margin beside the result (the search's
-///   `score_utility`, default 0); `qscale` is Gumbel's c_scale (`gumbel_q_scale`, default 1); `model` is a
-///   checkpoint or a run directory (its newest checkpoint);
+/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,interior=I][,device=D]`: the network with MCTS
+///   (PUCT, or Gumbel AlphaZero's root with K considered moves, without Gumbel draws), no root noise, the tree kept
+///   between moves (default 200 simulations); `score` weighs the predicted disc margin beside the result (the
+///   search's `score_utility`, default 0); `qscale` is Gumbel's c_scale (`gumbel_q_scale`, default 1); `interior`
+///   the choice below the root, `puct` (default) or `gumbel` (Gumbel MuZero's); `model` is a checkpoint or a run
+///   directory (its newest checkpoint);
 /// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///
@@ -150,7 +152,7 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
         }
         "net" => {
-            allow(&["model", "sims", "gumbel", "score", "qscale", "device"])?;
+            allow(&["model", "sims", "gumbel", "score", "qscale", "interior", "device"])?;
             let gumbel = match params.get("gumbel") {
                 None | Some("false") => None,
                 Some("true") => Some(16),
@@ -166,6 +168,11 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
                             bad(format!("qscale={v}: expected a number above 0, at most {MAX_GUMBEL_Q_SCALE}"))
                         })?
                     }
+                },
+                interior: match params.get("interior") {
+                    None | Some("puct") => InteriorSelection::Puct,
+                    Some("gumbel") => InteriorSelection::Gumbel,
+                    Some(v) => return Err(bad(format!("interior={v}: expected puct or gumbel"))),
                 },
                 ..Default::default()
             };
@@ -443,6 +450,7 @@ pub(crate) mod tests {
             ("net:model=x,gumbel=1", "gumbel=1"),
             ("net:model=x,score=-1", "score=-1"),
             ("net:model=x,qscale=0", "qscale=0"),
+            ("net:model=x,interior=pucct", "interior=pucct"),
             ("engine:cmd=\"a b\",protocol=uci", "protocol=uci"),
             ("engine:cmd=\"a b,protocol=gtp", "unclosed quote"),
         ] {

@@ -9,5 +9,5 @@ pub mod play;
 pub mod worker;
 
 pub use evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
-pub use mcts::{MctsConfig, Select, Tree};
+pub use mcts::{InteriorSelection, MctsConfig, Select, Tree};
 pub use play::{play_game, LeafEvaluator, RootSelection, SelfPlayConfig, MAX_SIMULATIONS};

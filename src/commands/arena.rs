@@ -17,6 +17,7 @@ use othello_eval::openings::OpeningSource;
 use othello_eval::ratings::{fit, Ratings};
 use othello_eval::ratings_plot::{curves_from, plot_curves};
 use othello_eval::sprt::{Decision, Sprt};
+use othello_selfplay::mcts::InteriorSelection;
 
 /// How the games of a match are set up and run.
 pub struct MatchSetup {
@@ -149,10 +150,8 @@ pub struct EvaluateOptions<'a> {
     pub ladder: &'a [String],
     pub games: u32,
     pub simulations: u32,
-    /// The root's Gumbel sequential halving over this many moves (as the run's self-play searches), else PUCT.
-    pub gumbel: Option<usize>,
-    /// The search's weight of the disc margin, as the run's self-play searches.
-    pub score_utility: f32,
+    /// The checkpoints' search, as the run's self-play searches (but for the simulations).
+    pub search: PlayerSearch,
     /// Rate every this many checkpoints (the newest always, first when watching).
     pub every: usize,
     /// Test each rated checkpoint against the best so far and promote it when it is stronger.
@@ -184,7 +183,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
         othello_eval::agent_from_spec(spec, 0)?;
     }
     let mut rated = 0;
-    let search = search_spec(o.simulations, o.gumbel, o.score_utility);
+    let search = o.search.spec(o.simulations);
     let mut eval_log = EvalLog { dir: run.eval_logs(), writer: None, logged_step: None, search: search.clone() };
     // With fixed positions, each checkpoint is put to them as its gauntlet ends (stored at once, so that a stop
     // loses none and a long run does not end with all of them to ask); with their own moves (which later
@@ -261,7 +260,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             // one: the games say what the larger search adds, and bound the final player's rating where it sweeps
             // the ladder's top but not that player.
             met.push(checkpoint_spec(&models[last], &search));
-            let spec = checkpoint_spec(&models[last], &search_spec(simulations, o.gumbel, o.score_utility));
+            let spec = checkpoint_spec(&models[last], &o.search.spec(simulations));
             let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
             eprintln!("the final player: {spec}");
             gauntlet.play(&run.eval(), &met, &o.setup, &mut || Ok(()))?;
@@ -411,20 +410,35 @@ fn checkpoint_spec(model: &Path, search: &str) -> String {
     format!("net:model=\"{}\",{search}", model.display())
 }
 
-/// The search of a checkpoint's player, as its spec ends: `simulations`, Gumbel's root over `gumbel` moves (else
-/// PUCT), the weight of the disc margin.
-pub fn search_spec(simulations: u32, gumbel: Option<usize>, score_utility: f32) -> String {
-    let mut search = match gumbel {
-        Some(k) => format!("sims={simulations},gumbel={k}"),
-        None => format!("sims={simulations}"),
-    };
-    if score_utility > 0.0 {
-        search += &format!(",score={score_utility}");
-    }
-    search
+/// The search of a checkpoint's player but for its simulations.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct PlayerSearch {
+    /// Gumbel's root over this many moves, else PUCT.
+    pub gumbel: Option<usize>,
+    /// The weight of the disc margin.
+    pub score_utility: f32,
+    /// The choice below the root.
+    pub interior: InteriorSelection,
 }
 
-/// Whether `player` is a checkpoint with the search `search` (a [`search_spec`]).
+impl PlayerSearch {
+    /// The search with `simulations`, as a `net:` player's spec ends.
+    pub fn spec(&self, simulations: u32) -> String {
+        let mut search = match self.gumbel {
+            Some(k) => format!("sims={simulations},gumbel={k}"),
+            None => format!("sims={simulations}"),
+        };
+        if self.score_utility > 0.0 {
+            search += &format!(",score={}", self.score_utility);
+        }
+        if self.interior == InteriorSelection::Gumbel {
+            search += ",interior=gumbel";
+        }
+        search
+    }
+}
+
+/// Whether `player` is a checkpoint with the search `search` (a [`PlayerSearch::spec`]).
 pub fn searches_with(player: &str, search: &str) -> bool {
     player.strip_suffix(search).is_some_and(|head| head.ends_with(','))
 }

@@ -434,8 +434,7 @@ struct EvalSearches {
 
 impl EvalSearches {
     fn of(config: &RunConfig) -> EvalSearches {
-        let search =
-            |simulations| super::arena::search_spec(simulations, config.eval_gumbel(), config.eval_score_utility());
+        let search = |simulations| config.player_search().spec(simulations);
         EvalSearches {
             curve: search(config.eval.simulations),
             curve_simulations: config.eval.simulations,
