@@ -8,9 +8,9 @@ use othello_net::NetConfig;
 use othello_run::RunDir;
 use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
+use serde::{Deserialize, Serialize};
 
 use crate::commands::arena::PlayerSearch;
-use serde::{Deserialize, Serialize};
 
 /// The embedded default config: the quickstart, a small 6x6 run that shows learning within minutes.
 pub const DEFAULT: &str = include_str!("../configs/quickstart.toml");
