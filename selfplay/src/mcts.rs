@@ -125,6 +125,11 @@ impl Node {
         (self.pessimistic == self.optimistic).then_some(self.pessimistic)
     }
 
+    /// The log of the prior: Gumbel's logit of the move into this node.
+    fn logit(&self) -> f32 {
+        self.prior.max(1e-12).ln()
+    }
+
     /// The mean of the values backed up through this node (`unvisited` before any), kept within its bounds.
     fn bounded_mean(&self, unvisited: f32) -> f32 {
         let mean = if self.visits == 0 { unvisited } else { self.value_sum / self.visits as f32 };
@@ -282,7 +287,7 @@ impl GumbelSearch {
         let score = |i: usize| {
             let child = self.children[i];
             let q = if with_q { tree.sigma(tree.child_q(child)) } else { 0.0 };
-            self.gumbel[i] + tree.nodes[child as usize].prior.max(1e-12).ln() + q
+            self.gumbel[i] + tree.nodes[child as usize].logit() + q
         };
         let mut scored: Vec<(f32, usize)> = self.candidates.iter().map(|&i| (score(i), i)).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -308,6 +313,26 @@ fn utility(rules: &Rules, config: &MctsConfig, value: f32, margin: f32) -> f32 {
     }
     let squares = rules.mask().count_ones() as f32;
     (value + w * (margin / squares).clamp(-1.0, 1.0)) / (1.0 + w)
+}
+
+/// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) *
+/// c_scale * q, with q rescaled to [0, 1] (c_visit = 50, c_scale = `gumbel_q_scale`, max N the most visits among
+/// the moves compared).
+fn sigma(q: f32, max_visits: u32, q_scale: f32) -> f32 {
+    (50.0 + max_visits as f32) * q_scale * (q + 1.0) / 2.0
+}
+
+/// Logits into their softmax, in place.
+fn softmax(values: &mut [f32]) {
+    let max = values.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+    let mut total = 0.0;
+    for v in values.iter_mut() {
+        *v = (*v - max).exp();
+        total += *v;
+    }
+    for v in values.iter_mut() {
+        *v /= total;
+    }
 }
 
 impl Tree {
@@ -528,22 +553,20 @@ impl Tree {
         let visits = |c: &Node| c.visits + c.virtual_visits;
         let total: u32 = children.iter().map(visits).sum();
         let most = children.iter().map(visits).max().unwrap_or(0);
-        let scale = (50.0 + most as f32) * self.config.gumbel_q_scale / 2.0;
-        let mut logits = [0.0f32; 64];
-        for (logit, c) in logits.iter_mut().zip(children) {
+        let mut improved = [0.0f32; 64];
+        for (share, c) in improved.iter_mut().zip(children) {
             let n = visits(c);
             let mean = if n > 0 { (c.value_sum - c.virtual_visits as f32) / n as f32 } else { parent_q };
-            *logit = c.prior.max(1e-12).ln() + scale * (mean.clamp(c.pessimistic, c.optimistic) + 1.0);
+            *share = c.logit() + sigma(mean.clamp(c.pessimistic, c.optimistic), most, self.config.gumbel_q_scale);
         }
-        let logits = &logits[..children.len()];
-        let max = logits.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let sum: f32 = logits.iter().map(|l| (l - max).exp()).sum();
+        let improved = &mut improved[..children.len()];
+        softmax(improved);
         let mut best = (f32::NEG_INFINITY, 0);
-        for (i, (c, logit)) in children.iter().zip(logits).enumerate() {
+        for (i, (c, share)) in children.iter().zip(improved.iter()).enumerate() {
             if c.optimistic <= assured {
                 continue;
             }
-            let score = (logit - max).exp() / sum - visits(c) as f32 / (1 + total) as f32;
+            let score = share - visits(c) as f32 / (1 + total) as f32;
             if score > best.0 {
                 best = (score, i);
             }
@@ -651,27 +674,23 @@ impl Tree {
         self.nodes[child as usize].bounded_mean(self.root_value())
     }
 
-    /// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) *
-    /// c_scale * q, with q rescaled to [0, 1] (c_visit = 50, c_scale = `gumbel_q_scale`).
+    /// [`sigma`] at the root.
     fn sigma(&self, q: f32) -> f32 {
         let max_visits = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
-        (50.0 + max_visits as f32) * self.config.gumbel_q_scale * (q + 1.0) / 2.0
+        sigma(q, max_visits, self.config.gumbel_q_scale)
     }
 
     /// The Gumbel policy target: softmax(logit + sigma(completed q)) over the root moves, unvisited moves valued
     /// at the root's value.
     pub fn gumbel_policy_target(&self) -> [f32; POLICY_SIZE] {
         let root = &self.nodes[ROOT as usize];
-        let scores: Vec<(Move, f32)> = (root.first_child..root.first_child + root.children)
-            .map(|c| {
-                (self.nodes[c as usize].mv, self.nodes[c as usize].prior.max(1e-12).ln() + self.sigma(self.child_q(c)))
-            })
-            .collect();
-        let max = scores.iter().map(|s| s.1).fold(f32::NEG_INFINITY, f32::max);
-        let total: f32 = scores.iter().map(|s| (s.1 - max).exp()).sum();
+        let children = root.first_child..root.first_child + root.children;
+        let mut shares: Vec<f32> =
+            children.clone().map(|c| self.nodes[c as usize].logit() + self.sigma(self.child_q(c))).collect();
+        softmax(&mut shares);
         let mut target = [0.0; POLICY_SIZE];
-        for (mv, s) in scores {
-            target[mv.policy_index()] = (s - max).exp() / total;
+        for (c, share) in children.zip(shares) {
+            target[self.nodes[c as usize].mv.policy_index()] = share;
         }
         target
     }
