@@ -96,7 +96,7 @@ impl Default for EvalConfig {
 }
 
 /// Empties beyond which an exact solve costs more than a self-play game (8x8: 0.3 s at 20 empties, 9 s at 24).
-pub const SLOW_SOLVE_EMPTIES: u32 = 20;
+const SLOW_SOLVE_EMPTIES: u32 = 20;
 
 fn default_seed() -> u64 {
     1
@@ -124,7 +124,7 @@ impl RunConfig {
         let rules = config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
         // More empties than the start has is a mistyped number: it would solve every game from its first move.
         let start_empties = rules.empties(&rules.start_position());
-        for (key, value) in config.solve_empties() {
+        for (key, value) in config.solving_keys() {
             anyhow::ensure!(
                 value <= start_empties,
                 "config {origin}: {key} = {value} (expected 0 to {start_empties}, the empty squares at the start)"
@@ -182,7 +182,7 @@ impl RunConfig {
     }
 
     /// The keys that solve positions exactly up to a number of empties, with their values.
-    fn solve_empties(&self) -> [(&'static str, u32); 2] {
+    fn solving_keys(&self) -> [(&'static str, u32); 2] {
         [
             ("[selfplay] solve_empties", self.selfplay.solve_empties),
             ("[eval] optimal_moves_empties", self.eval.optimal_moves_empties),
@@ -192,7 +192,7 @@ impl RunConfig {
     /// What is valid but likely a mistake, each naming its key: an exact solve from more than
     /// [`SLOW_SOLVE_EMPTIES`] empties takes seconds to hours, and self-play or the evaluation waits for each.
     pub fn warnings(&self) -> Vec<String> {
-        self.solve_empties()
+        self.solving_keys()
             .into_iter()
             .filter(|&(_, value)| value > SLOW_SOLVE_EMPTIES)
             .map(|(key, value)| {
