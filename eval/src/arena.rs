@@ -79,6 +79,28 @@ impl Pairing {
         };
         [game(a, b, "ab"), game(b, a, "ba")]
     }
+
+    /// What seeds the game: its key with each checkpoint named by its file alone, so that a checkpoint plays the
+    /// same games from any directory (a run's copy, a run moved or rated from elsewhere).
+    fn seed_key(&self) -> String {
+        let file_only = |spec: &str| {
+            let model = crate::agent::spec_parameter(spec, "model")?;
+            let file = Path::new(&model).file_name()?.to_str()?;
+            crate::agent::spec_with_model(spec, file)
+        };
+        let black = file_only(&self.black).unwrap_or_else(|| self.black.clone());
+        let white = file_only(&self.white).unwrap_or_else(|| self.white.clone());
+        Pairing::key(&black, &white, self.pair, self.key.ends_with(" ab"))
+    }
+
+    /// The key [`Pairing::both_colours`] gives the game of `black` against `white`, with the pairing's first agent
+    /// black (`ab`) or white (`ba`).
+    fn key(black: &str, white: &str, pair: u64, first_is_black: bool) -> String {
+        match first_is_black {
+            true => Pairing::both_colours(black, white, pair)[0].key.clone(),
+            false => Pairing::both_colours(white, black, pair)[1].key.clone(),
+        }
+    }
 }
 
 /// Every game of a round robin between `agents` (or, with a `gauntlet` agent, of it against each of them), `games`
@@ -204,7 +226,7 @@ pub struct Played {
 
 /// Plays a scheduled game from its opening; each agent is made from its spec with a seed of its own for this game.
 pub fn play(rules: &Rules, pairing: &Pairing, opening: &[Move], seed: u64) -> Result<Played, ArenaError> {
-    let game_seed = hash_discs(seed, fnv1a(&pairing.key));
+    let game_seed = hash_discs(seed, fnv1a(&pairing.seed_key()));
     let mut agents = [agent_from_spec(&pairing.black, game_seed)?, agent_from_spec(&pairing.white, game_seed ^ 1)?];
     let mut game = Game::new(*rules);
     game.play_all(opening).map_err(|e| ArenaError::Opening(e.to_string()))?;
@@ -358,9 +380,7 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir)
                 if !is_checkpoint || named == model {
                     return None;
                 }
-                let quoted = format!("model=\"{model}\"");
-                let given = if player.contains(&quoted) { quoted } else { format!("model={model}") };
-                Some(player.replacen(&given, &format!("model=\"{named}\""), 1))
+                crate::agent::spec_with_model(player, &named)
             })
             .clone()
     };
@@ -369,11 +389,7 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir)
         if black.is_none() && white.is_none() {
             continue;
         }
-        // The key as `Pairing::both_colours` makes it, with the pairing's first agent black (ab) or white (ba).
-        let key = |black: &str, white: &str, first_is_black| match first_is_black {
-            true => Pairing::both_colours(black, white, row.pair)[0].key.clone(),
-            false => Pairing::both_colours(white, black, row.pair)[1].key.clone(),
-        };
+        let key = |black: &str, white: &str, first_is_black| Pairing::key(black, white, row.pair, first_is_black);
         let Some(first_is_black) = [true, false].into_iter().find(|&f| key(&row.black, &row.white, f) == row.key)
         else {
             continue;
