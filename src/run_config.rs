@@ -97,6 +97,9 @@ impl Default for EvalConfig {
 
 /// Empties beyond which an exact solve costs more than a self-play game (8x8: 0.3 s at 20 empties, 9 s at 24).
 const SLOW_SOLVE_EMPTIES: u32 = 20;
+/// Set in a process whose output goes where the config's warnings have been printed already (`run`'s final
+/// evaluation, on `run`'s terminal), so that they are printed once.
+pub const WARNINGS_SHOWN: &str = "OTHELLO_ZERO_CONFIG_WARNINGS_SHOWN";
 
 fn default_seed() -> u64 {
     1
@@ -229,8 +232,10 @@ impl RunConfig {
             None => (DEFAULT.to_string(), "(embedded default)".to_string()),
         };
         let config = RunConfig::parse(&text, &origin)?;
-        for warning in config.warnings() {
-            eprintln!("warning: config {origin}: {warning}");
+        if std::env::var_os(WARNINGS_SHOWN).is_none() {
+            for warning in config.warnings() {
+                eprintln!("warning: config {origin}: {warning}");
+            }
         }
         if !own.exists() {
             std::fs::create_dir_all(run.root()).with_context(|| format!("creating {}", run.root().display()))?;

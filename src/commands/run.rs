@@ -285,6 +285,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     let rating = std::process::Command::new(&exe)
         .args(["evaluate", "--run", run_arg, "--threads", &o.threads.to_string()])
         .env(STAGE_OF_RUN, "1")
+        .env(crate::run_config::WARNINGS_SHOWN, "1")
         .spawn()
         .context("starting the final evaluation")?;
     let mut rating = Stages(vec![("the final evaluation", rating)]);
