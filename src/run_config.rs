@@ -5,6 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use othello_core::Rules;
 use othello_net::NetConfig;
+use othello_run::config_check::{check_counts, check_numbers, NOT_NEGATIVE, POSITIVE};
 use othello_run::RunDir;
 use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
@@ -140,11 +141,8 @@ impl RunConfig {
             othello_eval::agent_from_spec(spec, 0)
                 .map_err(|e| anyhow::anyhow!("config {origin}: [eval] ladder: {e}"))?;
         }
-        anyhow::ensure!(
-            config.eval.gating_elo.is_finite() && config.eval.gating_elo > 0.0,
-            "config {origin}: [eval] gating_elo = {} (expected more than 0)",
-            config.eval.gating_elo
-        );
+        check_numbers("[eval]", &[("gating_elo", config.eval.gating_elo, POSITIVE)])
+            .map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
         // Weights of the disc margin: at most what a `net:` player's `score=` takes.
         let max = othello_eval::MAX_SCORE_UTILITY;
         let weights = [
@@ -167,20 +165,14 @@ impl RunConfig {
             ("gating_pairs", eval.gating_pairs, u64::MAX),
             ("final_player_simulations", eval.final_player_simulations.map_or(1, u64::from), sims),
         ];
-        for (key, value, max) in counts {
-            anyhow::ensure!(value > 0, "config {origin}: [eval] {key} = 0 (expected 1 or more)");
-            anyhow::ensure!(value <= max, "config {origin}: [eval] {key} = {value} (expected at most {max})");
-        }
+        check_counts("[eval]", &counts).map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
         anyhow::ensure!(
             config.eval.nice <= 19,
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
             config.eval.nice
         );
-        anyhow::ensure!(
-            config.minutes.is_finite() && config.minutes >= 0.0,
-            "config {origin}: minutes = {} (expected 0 or more)",
-            config.minutes
-        );
+        check_numbers("", &[("minutes", config.minutes, NOT_NEGATIVE)])
+            .map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
         Ok(config)
     }
 

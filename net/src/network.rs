@@ -9,6 +9,7 @@ use burn::nn::conv::{Conv2d, Conv2dConfig};
 use burn::nn::{BatchNorm, BatchNormConfig, Initializer, Linear, LinearConfig, PaddingConfig2d};
 use burn::tensor::activation::{relu, tanh};
 use burn::tensor::{Device, Tensor};
+use othello_run::config_check::check_counts;
 use serde::{Deserialize, Serialize};
 
 use crate::planes::PLANES;
@@ -56,11 +57,7 @@ impl NetConfig {
     pub fn validate(&self) -> Result<(), String> {
         let widths =
             [("filters", self.filters), ("value_channels", self.value_channels), ("value_hidden", self.value_hidden)];
-        for (key, width) in widths {
-            if width == 0 {
-                return Err(format!("{key} = 0 (expected 1 or more)"));
-            }
-        }
+        check_counts("", &widths.map(|(key, width)| (key, width as u64, u64::MAX)))?;
         if self.input_planes != PLANES.len() {
             return Err(format!("input_planes = {} (the encoder makes {})", self.input_planes, PLANES.len()));
         }

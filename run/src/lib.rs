@@ -4,12 +4,14 @@
 //!
 //! - [`RunDir`]: the layout (every path of a run is spelled there and nowhere else);
 //! - [`atomic`]: whole-file writes by rename;
+//! - [`config_check`]: the range checks each stage's section of `config.toml` makes;
 //! - [`shard`]: the replay-shard format (writer and validating reader) and [`GameRecord`], a finished game with the
 //!   training targets of each of its positions.
 //!
 //! The network and its checkpoints (`RUN/models`) are in `othello-net`.
 
 pub mod atomic;
+pub mod config_check;
 pub mod fnv;
 pub mod game_record;
 pub mod run_dir;

@@ -3,6 +3,7 @@
 use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Game, Move, Rules, Status, POLICY_SIZE};
 use othello_net::DeviceChoice;
+use othello_run::config_check::{check_counts, check_numbers, spelled, FINITE, POSITIVE, SHARE};
 use othello_run::{GameRecord, PositionRecord};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -122,50 +123,44 @@ impl Default for SelfPlayConfig {
 impl SelfPlayConfig {
     /// Checks the values serde cannot (and what a `net:` player's spec takes: `gumbel_considered` 2 to 64).
     pub fn validate(&self) -> Result<(), String> {
-        // Each count at least 1; the upper bounds lie beyond any useful value, so that a mistyped one is an error
-        // naming its key, not an exhausted memory.
         let sims = u64::from(MAX_SIMULATIONS);
-        let counts = [
-            ("simulations", u64::from(self.simulations), sims),
-            ("final_simulations", self.final_simulations.map_or(1, u64::from), sims),
-            ("simulations_ramp_steps", self.simulations_ramp_steps, u64::MAX),
-            ("batch", self.batch as u64, 1 << 10),
-            ("cheap_simulations", u64::from(self.cheap_simulations), sims),
-            ("rollouts", u64::from(self.rollouts), u64::MAX),
-            ("games_per_shard", self.games_per_shard as u64, 1 << 16),
-            ("games_in_flight", self.games_in_flight as u64, 1 << 16),
-        ];
-        for (key, value, max) in counts {
-            if value == 0 {
-                return Err(format!("[selfplay] {key} = 0 (expected 1 or more)"));
-            }
-            if value > max {
-                return Err(format!("[selfplay] {key} = {value} (expected at most {max})"));
-            }
-        }
+        check_counts(
+            "[selfplay]",
+            &[
+                ("simulations", u64::from(self.simulations), sims),
+                ("final_simulations", self.final_simulations.map_or(1, u64::from), sims),
+                ("simulations_ramp_steps", self.simulations_ramp_steps, u64::MAX),
+                ("batch", self.batch as u64, 1 << 10),
+                ("cheap_simulations", u64::from(self.cheap_simulations), sims),
+                ("rollouts", u64::from(self.rollouts), u64::MAX),
+                ("games_per_shard", self.games_per_shard as u64, 1 << 16),
+                ("games_in_flight", self.games_in_flight as u64, 1 << 16),
+            ],
+        )?;
         if !(2..=64).contains(&self.gumbel_considered) {
             return Err(format!("[selfplay] gumbel_considered = {} (expected 2 to 64)", self.gumbel_considered));
         }
         if self.random_opening_plies > 64 {
             return Err(format!("[selfplay] random_opening_plies = {} (expected 0 to 64)", self.random_opening_plies));
         }
-        // Written so that NaN fails too.
-        let shares = [("full_search_share", self.full_search_share), ("solved_exploration", self.solved_exploration)];
-        if let Some((key, value)) = shares.iter().find(|(_, v)| !(0.0..=1.0).contains(v)) {
-            return Err(format!("[selfplay] {key} = {value} (expected 0 to 1)"));
-        }
+        check_numbers(
+            "[selfplay]",
+            &[
+                ("full_search_share", spelled(self.full_search_share), SHARE),
+                ("solved_exploration", spelled(self.solved_exploration), SHARE),
+            ],
+        )?;
         let mcts = &self.mcts;
-        let positive = |x: f32| x > 0.0 && x.is_finite();
-        let checks = [
-            ("c_puct", mcts.c_puct, positive(mcts.c_puct), "more than 0"),
-            ("fpu_reduction", mcts.fpu_reduction, mcts.fpu_reduction.is_finite(), "a number"),
-            ("dirichlet_total", mcts.dirichlet_total, positive(mcts.dirichlet_total), "more than 0"),
-            ("dirichlet_epsilon", mcts.dirichlet_epsilon, (0.0..=1.0).contains(&mcts.dirichlet_epsilon), "0 to 1"),
-            ("gumbel_q_scale", mcts.gumbel_q_scale, positive(mcts.gumbel_q_scale), "more than 0"),
-        ];
-        if let Some((key, value, _, expected)) = checks.iter().find(|c| !c.2) {
-            return Err(format!("[selfplay.mcts] {key} = {value} (expected {expected})"));
-        }
+        check_numbers(
+            "[selfplay.mcts]",
+            &[
+                ("c_puct", spelled(mcts.c_puct), POSITIVE),
+                ("fpu_reduction", spelled(mcts.fpu_reduction), FINITE),
+                ("dirichlet_total", spelled(mcts.dirichlet_total), POSITIVE),
+                ("dirichlet_epsilon", spelled(mcts.dirichlet_epsilon), SHARE),
+                ("gumbel_q_scale", spelled(mcts.gumbel_q_scale), POSITIVE),
+            ],
+        )?;
         Ok(())
     }
 

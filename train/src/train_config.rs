@@ -1,6 +1,7 @@
 //! The `[train]` section of a run config. Every default documented here is what an unset key means.
 
 use othello_net::DeviceChoice;
+use othello_run::config_check::{check_counts, check_numbers, spelled, Range, NOT_NEGATIVE, POSITIVE, SHARE};
 use serde::{Deserialize, Serialize};
 
 /// The optimiser.
@@ -125,44 +126,41 @@ impl TrainConfig {
     /// Checks the values serde cannot: each count and number in its range, NaN and infinities refused, so that a
     /// mistyped key is an error naming it, not a run whose weights turn to NaN or a panic far from the config.
     pub fn validate(&self) -> Result<(), String> {
-        let counts = [
-            ("batch_size", self.batch_size as u64, MAX_BATCH_SIZE as u64),
-            ("checkpoint_every", self.checkpoint_every, u64::MAX),
-            ("log_every", self.log_every, u64::MAX),
-            ("window_min", self.window_min, u64::MAX),
-        ];
-        for (key, value, max) in counts {
-            if value == 0 {
-                return Err(format!("{key} = 0 (expected 1 or more)"));
-            }
-            // The batch's bound lies beyond any useful one: a mistyped batch is an error, not an exhausted memory.
-            if value > max {
-                return Err(format!("{key} = {value} (expected at most {max})"));
-            }
-        }
-        // Each range with the words its error gives; NaN and the infinities fall outside every one.
-        type Range = (fn(f64) -> bool, &'static str);
-        const POSITIVE: Range = (|x| x > 0.0 && x.is_finite(), "more than 0");
-        const NOT_NEGATIVE: Range = (|x| x >= 0.0 && x.is_finite(), "0 or more");
-        const SHARE: Range = (|x| (0.0..=1.0).contains(&x), "0 to 1");
-        let numbers: [(&str, f64, Range); 13] = [
-            ("learning_rate", self.learning_rate, POSITIVE),
-            ("samples_per_position", self.samples_per_position, POSITIVE),
-            ("momentum", self.momentum, (|x| (0.0..1.0).contains(&x), "0 to 1, 1 excluded")),
-            ("weight_decay", self.weight_decay.into(), NOT_NEGATIVE),
-            ("final_lr_fraction", self.final_lr_fraction, SHARE),
-            ("policy_weight", self.policy_weight.into(), NOT_NEGATIVE),
-            ("value_weight", self.value_weight.into(), NOT_NEGATIVE),
-            ("margin_weight", self.margin_weight.into(), NOT_NEGATIVE),
-            ("ownership_weight", self.ownership_weight.into(), NOT_NEGATIVE),
-            ("search_value_weight", self.search_value_weight.into(), SHARE),
-            ("window_alpha", self.window_alpha, POSITIVE),
-            ("window_beta", self.window_beta, NOT_NEGATIVE),
-            ("poll_seconds", self.poll_seconds, (|x| x > 0.0 && x <= 3600.0, "more than 0, at most 3600")),
-        ];
-        if let Some((key, value, (_, expected))) = numbers.iter().find(|(_, value, (within, _))| !within(*value)) {
-            return Err(format!("{key} = {value} (expected {expected})"));
-        }
+        check_counts(
+            "",
+            &[
+                ("batch_size", self.batch_size as u64, MAX_BATCH_SIZE as u64),
+                ("checkpoint_every", self.checkpoint_every, u64::MAX),
+                ("log_every", self.log_every, u64::MAX),
+                ("window_min", self.window_min, u64::MAX),
+            ],
+        )?;
+        check_numbers(
+            "",
+            &[
+                ("learning_rate", self.learning_rate, POSITIVE),
+                ("samples_per_position", self.samples_per_position, POSITIVE),
+                (
+                    "momentum",
+                    self.momentum,
+                    Range { within: |x| (0.0..1.0).contains(&x), expected: "0 to 1, 1 excluded" },
+                ),
+                ("weight_decay", spelled(self.weight_decay), NOT_NEGATIVE),
+                ("final_lr_fraction", self.final_lr_fraction, SHARE),
+                ("policy_weight", spelled(self.policy_weight), NOT_NEGATIVE),
+                ("value_weight", spelled(self.value_weight), NOT_NEGATIVE),
+                ("margin_weight", spelled(self.margin_weight), NOT_NEGATIVE),
+                ("ownership_weight", spelled(self.ownership_weight), NOT_NEGATIVE),
+                ("search_value_weight", spelled(self.search_value_weight), SHARE),
+                ("window_alpha", self.window_alpha, POSITIVE),
+                ("window_beta", self.window_beta, NOT_NEGATIVE),
+                (
+                    "poll_seconds",
+                    self.poll_seconds,
+                    Range { within: |x| x > 0.0 && x <= 3600.0, expected: "more than 0, at most 3600" },
+                ),
+            ],
+        )?;
         let steps = &self.grow_blocks_at;
         if steps.first() == Some(&0) || steps.windows(2).any(|w| w[0] >= w[1]) {
             return Err(format!("grow_blocks_at = {steps:?} (expected increasing steps, from 1)"));
