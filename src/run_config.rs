@@ -134,15 +134,14 @@ impl RunConfig {
                 "config {origin}: {key} = {value} (expected 0 to {start_empties}, the empty squares at the start)"
             );
         }
-        config.train.validate().map_err(|e| anyhow::anyhow!("config {origin}: [train] {e}"))?;
-        config.network.validate().map_err(|e| anyhow::anyhow!("config {origin}: [network] {e}"))?;
-        config.selfplay.validate().map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
+        let in_config = |e: String| anyhow::anyhow!("config {origin}: {e}");
+        config.train.validate().map_err(|e| in_config(format!("[train] {e}")))?;
+        config.network.validate().map_err(|e| in_config(format!("[network] {e}")))?;
+        config.selfplay.validate().map_err(in_config)?;
         for spec in &config.eval.ladder {
-            othello_eval::agent_from_spec(spec, 0)
-                .map_err(|e| anyhow::anyhow!("config {origin}: [eval] ladder: {e}"))?;
+            othello_eval::agent_from_spec(spec, 0).map_err(|e| in_config(format!("[eval] ladder: {e}")))?;
         }
-        check_numbers("[eval]", &[("gating_elo", config.eval.gating_elo, POSITIVE)])
-            .map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
+        check_numbers("[eval]", &[("gating_elo", config.eval.gating_elo, POSITIVE)]).map_err(in_config)?;
         // Weights of the disc margin: at most what a `net:` player's `score=` takes.
         let max = othello_eval::MAX_SCORE_UTILITY;
         let weights = [
@@ -165,14 +164,13 @@ impl RunConfig {
             ("gating_pairs", eval.gating_pairs, u64::MAX),
             ("final_player_simulations", eval.final_player_simulations.map_or(1, u64::from), sims),
         ];
-        check_counts("[eval]", &counts).map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
+        check_counts("[eval]", &counts).map_err(in_config)?;
         anyhow::ensure!(
             config.eval.nice <= 19,
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
             config.eval.nice
         );
-        check_numbers("", &[("minutes", config.minutes, NOT_NEGATIVE)])
-            .map_err(|e| anyhow::anyhow!("config {origin}: {e}"))?;
+        check_numbers("", &[("minutes", config.minutes, NOT_NEGATIVE)]).map_err(in_config)?;
         Ok(config)
     }
 
