@@ -82,6 +82,6 @@ pub fn run(
         Event::Checkpoint(path) => say(format!("checkpoint {}", path.display())),
     })?;
     bar.finish();
-    eprintln!("stopped at step {} ({} samples): {stop:?}", trainer.step, trainer.samples);
+    eprintln!("stopped at step {} ({} samples): {stop}", trainer.step, trainer.samples);
     Ok(())
 }

@@ -92,6 +92,16 @@ pub enum Stop {
     Deadline,
 }
 
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Stop::Steps => "its step limit reached",
+            Stop::Starved => "no replay to train on",
+            Stop::Deadline => "its time limit reached",
+        })
+    }
+}
+
 pub struct Trainer {
     opts: TrainOptions,
     device: Device,
