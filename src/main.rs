@@ -311,8 +311,8 @@ enum Command {
         /// The run directory.
         #[arg(long)]
         run: PathBuf,
-        /// Games for this worker in total.
-        #[arg(long, value_parser = positive::<u64>, default_value_t = 64)]
+        /// Games for this worker in total (games already in RUN/replay count); 0: until stopped.
+        #[arg(long, value_parser = worker_games, default_value_t = 64)]
         games: u64,
         /// Threads (one game each at a time).
         #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
@@ -518,6 +518,16 @@ fn positive<T: std::str::FromStr + Default + PartialEq>(text: &str) -> Result<T,
     match text.parse::<T>() {
         Ok(n) if n != T::default() => Ok(n),
         Ok(_) => Err("expected 1 or more".into()),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+/// A self-play worker's games: 0 (until stopped) to the most its game ids can tell apart.
+fn worker_games(text: &str) -> Result<u64, String> {
+    use othello_selfplay::worker::MAX_GAMES_PER_WORKER;
+    match text.parse::<u64>() {
+        Ok(n) if n <= MAX_GAMES_PER_WORKER => Ok(n),
+        Ok(_) => Err(format!("expected at most {MAX_GAMES_PER_WORKER} (a worker's game ids), or 0: until stopped")),
         Err(_) => Err(format!("'{text}' is not a whole number")),
     }
 }

@@ -130,6 +130,8 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
         (vec!["replay", "--file", "/nonexistent/games.txt"], "/nonexistent/games.txt"),
         (vec!["arena", "--out", "/nonexistent", "--agents", "random", "greedy", "--games", "0"], "expected 1 or more"),
         (vec!["selfplay", "--run", "/nonexistent", "--threads", "0"], "'--threads <THREADS>': expected 1 or more"),
+        // More games than a worker's game ids tell apart would give two games one id.
+        (vec!["selfplay", "--run", "/nonexistent", "--games", "4294967297"], "expected at most 4294967296"),
         (vec!["evaluate", "--run", "/nonexistent", "--every", "x"], "'x' is not a whole number"),
         (vec!["ratings", "/nonexistent/run"], "/nonexistent/run: no such directory"),
         (vec!["optimal-moves", "--games", "/nonexistent/arena"], "/nonexistent/arena: no such directory"),

@@ -272,7 +272,10 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     // The throttle held: no more than 4 samples per self-play position that had arrived.
     assert!(info.samples as f64 <= 4.0 * training.positions_seen as f64, "{training:?}");
     let log = std::fs::read_to_string(dir.stage_log("train")).unwrap();
-    assert!(log.contains("checkpoint") && log.contains("stopped at step 120 (7680 samples): its step limit reached"), "{log}");
+    assert!(
+        log.contains("checkpoint") && log.contains("stopped at step 120 (7680 samples): its step limit reached"),
+        "{log}"
+    );
     // Every checkpoint rated against the ladder; the ratings and their picture written.
     let ratings: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(dir.eval().join("ratings.json")).unwrap()).unwrap();

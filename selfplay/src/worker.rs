@@ -60,6 +60,10 @@ pub struct WorkerOptions {
 }
 
 /// The game id recorded in shards: worker in the high half, game index in the low half.
+/// The games one worker id can play: a game id holds the worker in its high 32 bits and the game's index in the
+/// low 32.
+pub const MAX_GAMES_PER_WORKER: u64 = 1 << 32;
+
 pub fn game_id(worker: u32, index: u64) -> u64 {
     (worker as u64) << 32 | index
 }

@@ -176,7 +176,7 @@ pub fn run(o: RunOptions) -> Result<()> {
     }
     let interrupted = Interrupted::register(run)?;
     let mut stages = Stages(vec![]);
-    let selfplay = ["selfplay", "--run", run_arg, "--games", "1000000000", "--threads", &selfplay_arg];
+    let selfplay = ["selfplay", "--run", run_arg, "--games", "0", "--threads", &selfplay_arg];
     stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay", 0)?));
     stages.0.push(("the trainer", spawn(&train_args, 1, "train", 0)?));
     let evaluate = ["evaluate", "--run", run_arg, "--watch", "--threads", &eval_arg];

@@ -18,6 +18,8 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
     let config = RunConfig::for_run(run, config)?;
+    let until_stopped = games == 0;
+    let games = if until_stopped { worker::MAX_GAMES_PER_WORKER } else { games };
     let opts = WorkerOptions {
         run: run.clone(),
         rules: config.rules()?,
@@ -31,9 +33,15 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
     };
     let progress = Progress::default();
     let bar = ProgressBar::new(games);
-    bar.set_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
-    );
+    let template = match until_stopped {
+        true => "{pos} games  {msg}",
+        false => "{bar:30} {pos}/{len} games  {msg}  ETA {eta}",
+    };
+    bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+    let of_games = match until_stopped {
+        true => String::new(),
+        false => format!("/{games}"),
+    };
     let started = Instant::now();
     let rates = || {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
@@ -60,7 +68,7 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
             bar.set_message(rates());
             // Without a terminal (a log file, a scheduler), a plain line every 30 s.
             if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
-                eprintln!("{done}/{games} games  {}", rates());
+                eprintln!("{done}{of_games} games  {}", rates());
                 last_line = Instant::now();
             }
         }
