@@ -33,15 +33,11 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
     };
     let progress = Progress::default();
     let bar = ProgressBar::new(games);
-    let template = match until_stopped {
-        true => "{pos} games  {msg}",
-        false => "{bar:30} {pos}/{len} games  {msg}  ETA {eta}",
+    let (template, of_games) = match until_stopped {
+        true => ("{pos} games  {msg}", String::new()),
+        false => ("{bar:30} {pos}/{len} games  {msg}  ETA {eta}", format!("/{games}")),
     };
     bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
-    let of_games = match until_stopped {
-        true => String::new(),
-        false => format!("/{games}"),
-    };
     let started = Instant::now();
     let rates = || {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
