@@ -123,7 +123,7 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
                     .ratings
                     .iter()
                     .take(LEADERS_SHOWN)
-                    .map(|r| format!("{} {:+.0}±{:.0}", r.player, r.elo, r.interval95()))
+                    .map(|r| format!("{} {:+.0}±{:.0}", progress_label(&r.player), r.elo, r.interval95()))
                     .collect();
                 if s.ratings.len() > LEADERS_SHOWN {
                     shown.push(format!("and {} more", s.ratings.len() - LEADERS_SHOWN));
@@ -142,6 +142,22 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
     }
     eprintln!("{} games played in {:.1} s", todo.len(), started.elapsed().as_secs_f64());
     Ok(())
+}
+
+/// A player as the progress lines name it: a checkpoint by its run's directory and its file's stem
+/// (`runs/a/models/model-000000250.json` as `a/model-000000250`), other specs as they are. The tables keep the
+/// whole spec.
+fn progress_label(spec: &str) -> String {
+    let short = othello_eval::agent::spec_parameter(spec, "model").and_then(|model| {
+        let path = Path::new(&model);
+        let stem = path.file_stem()?.to_str()?;
+        let models = path.parent().filter(|p| p.file_name().is_some_and(|n| n == "models"));
+        match models.and_then(|m| m.parent()?.file_name()?.to_str()) {
+            Some(run) => othello_eval::agent::spec_with_model(spec, &format!("{run}/{stem}")),
+            None => othello_eval::agent::spec_with_model(spec, stem),
+        }
+    });
+    short.unwrap_or_else(|| spec.to_string())
 }
 
 /// What `evaluate` rates.
@@ -751,6 +767,14 @@ pub fn sprt(o: SprtOptions) -> Result<Decision> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn progress_lines_name_a_checkpoint_by_its_run_and_file() {
+        let label = progress_label("net:model=runs/a/models/model-000000250.json,sims=8");
+        assert_eq!(label, "net:model=\"a/model-000000250\",sims=8");
+        assert_eq!(progress_label("policy:model=\"m,1.json\""), "policy:model=\"m,1\"");
+        assert_eq!(progress_label("pattern:depth=4"), "pattern:depth=4");
+    }
 
     /// Thirteen checkpoints, every third rated, three begun (5 before 0 before 4): the begun come first in the
     /// order begun; then, in one pass, the every-third not begun and the newest in step order; watching, the newest
