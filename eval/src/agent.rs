@@ -213,9 +213,11 @@ pub fn spec_parameter(spec: &str, key: &str) -> Option<String> {
     Params::parse(params).ok()?.get(key).map(str::to_string)
 }
 
-/// The spec with its `model=` value replaced by `model` (quoted); None when it names no model.
-pub fn spec_with_model(spec: &str, model: &str) -> Option<String> {
+/// The spec with its `model=` value replaced by what `rename` makes of it (quoted); None when the spec names no
+/// model or `rename` gives none.
+pub fn spec_with_model(spec: &str, rename: impl FnOnce(&str) -> Option<String>) -> Option<String> {
     let given = spec_parameter(spec, "model")?;
+    let model = rename(&given)?;
     let quoted = format!("model=\"{given}\"");
     let written = if spec.contains(&quoted) { quoted } else { format!("model={given}") };
     Some(spec.replacen(&written, &format!("model=\"{model}\""), 1))
@@ -468,9 +470,10 @@ pub(crate) mod tests {
         assert_eq!(spec_parameter("net:model=\"a,b\",sims=3+endgame4", "model").as_deref(), Some("a,b"));
         assert_eq!(spec_parameter("net:model=x,sims=3", "sims").as_deref(), Some("3"));
         assert_eq!(spec_parameter("greedy", "model"), None);
-        let moved = |spec: &str| spec_with_model(spec, "b/m.json");
+        let moved = |spec: &str| spec_with_model(spec, |_| Some("b/m.json".into()));
         assert_eq!(moved("net:model=a/m.json,sims=3").as_deref(), Some("net:model=\"b/m.json\",sims=3"));
         assert_eq!(moved("net:model=\"a,m\",sims=3").as_deref(), Some("net:model=\"b/m.json\",sims=3"));
         assert_eq!(moved("greedy"), None);
+        assert_eq!(spec_with_model("net:model=a/m.json", |_| None), None);
     }
 }

@@ -84,9 +84,7 @@ impl Pairing {
     /// same games from any directory (a run's copy, a run moved or rated from elsewhere).
     fn seed_key(&self) -> String {
         let file_only = |spec: &str| {
-            let model = crate::agent::spec_parameter(spec, "model")?;
-            let file = Path::new(&model).file_name()?.to_str()?;
-            crate::agent::spec_with_model(spec, file)
+            crate::agent::spec_with_model(spec, |model| Some(Path::new(model).file_name()?.to_str()?.to_string()))
         };
         let black = file_only(&self.black).unwrap_or_else(|| self.black.clone());
         let white = file_only(&self.white).unwrap_or_else(|| self.white.clone());
@@ -372,15 +370,13 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir)
         renamed
             .entry(player.to_string())
             .or_insert_with(|| {
-                let model = crate::agent::spec_parameter(player, "model")?;
-                let path = Path::new(&model);
-                let own = run.models().join(path.file_name()?);
-                let named = own.display().to_string();
-                let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
-                if !is_checkpoint || named == model {
-                    return None;
-                }
-                crate::agent::spec_with_model(player, &named)
+                crate::agent::spec_with_model(player, |model| {
+                    let path = Path::new(model);
+                    let own = run.models().join(path.file_name()?);
+                    let named = own.display().to_string();
+                    let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
+                    (is_checkpoint && named != model).then_some(named)
+                })
             })
             .clone()
     };

@@ -148,14 +148,14 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
 /// (`runs/a/models/model-000000250.json` as `a/model-000000250`), other specs as they are. The tables keep the
 /// whole spec.
 fn progress_label(spec: &str) -> String {
-    let short = othello_eval::agent::spec_parameter(spec, "model").and_then(|model| {
-        let path = Path::new(&model);
+    let short = othello_eval::agent::spec_with_model(spec, |model| {
+        let path = Path::new(model);
         let stem = path.file_stem()?.to_str()?;
         let models = path.parent().filter(|p| p.file_name().is_some_and(|n| n == "models"));
-        match models.and_then(|m| m.parent()?.file_name()?.to_str()) {
-            Some(run) => othello_eval::agent::spec_with_model(spec, &format!("{run}/{stem}")),
-            None => othello_eval::agent::spec_with_model(spec, stem),
-        }
+        Some(match models.and_then(|m| m.parent()?.file_name()?.to_str()) {
+            Some(run) => format!("{run}/{stem}"),
+            None => stem.to_string(),
+        })
     });
     short.unwrap_or_else(|| spec.to_string())
 }
