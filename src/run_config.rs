@@ -135,7 +135,7 @@ impl RunConfig {
             );
         }
         let in_config = |e: String| anyhow::anyhow!("config {origin}: {e}");
-        config.train.validate().map_err(|e| in_config(format!("[train] {e}")))?;
+        config.train.validate().map_err(in_config)?;
         config.network.validate().map_err(|e| in_config(format!("[network] {e}")))?;
         config.selfplay.validate().map_err(in_config)?;
         for spec in &config.eval.ladder {

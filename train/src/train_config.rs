@@ -127,7 +127,7 @@ impl TrainConfig {
     /// mistyped key is an error naming it, not a run whose weights turn to NaN or a panic far from the config.
     pub fn validate(&self) -> Result<(), String> {
         check_counts(
-            "",
+            "[train]",
             &[
                 ("batch_size", self.batch_size as u64, MAX_BATCH_SIZE as u64),
                 ("checkpoint_every", self.checkpoint_every, u64::MAX),
@@ -136,7 +136,7 @@ impl TrainConfig {
             ],
         )?;
         check_numbers(
-            "",
+            "[train]",
             &[
                 ("learning_rate", self.learning_rate, POSITIVE),
                 ("samples_per_position", self.samples_per_position, POSITIVE),
@@ -163,7 +163,7 @@ impl TrainConfig {
         )?;
         let steps = &self.grow_blocks_at;
         if steps.first() == Some(&0) || steps.windows(2).any(|w| w[0] >= w[1]) {
-            return Err(format!("grow_blocks_at = {steps:?} (expected increasing steps, from 1)"));
+            return Err(format!("[train] grow_blocks_at = {steps:?} (expected increasing steps, from 1)"));
         }
         Ok(())
     }
@@ -251,7 +251,7 @@ mod tests {
             let mut c = TrainConfig::default();
             set(&mut c);
             let err = c.validate().unwrap_err();
-            assert!(err.starts_with(key), "{key}: {err}");
+            assert!(err.starts_with(&format!("[train] {key} =")), "{key}: {err}");
         }
         let edges = TrainConfig { momentum: 0.0, weight_decay: 0.0, final_lr_fraction: 1.0, ..Default::default() };
         assert_eq!(edges.validate(), Ok(()));
