@@ -170,9 +170,8 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
                     }
                 },
                 interior: match params.get("interior") {
-                    None | Some("puct") => InteriorSelection::Puct,
-                    Some("gumbel") => InteriorSelection::Gumbel,
-                    Some(v) => return Err(bad(format!("interior={v}: expected puct or gumbel"))),
+                    None => InteriorSelection::Puct,
+                    Some(v) => v.parse::<InteriorSelection>().map_err(|e| bad(format!("interior={v}: {e}")))?,
                 },
                 ..Default::default()
             };

@@ -54,9 +54,40 @@ pub enum InteriorSelection {
     /// AlphaZero's `q + c * P * sqrt(N) / (1 + n)`, with first-play urgency for unvisited children.
     Puct,
     /// Gumbel MuZero's (Danihelka et al., 2022): the child whose share of the visits lags furthest behind its
-    /// share of the improved policy `softmax(logit + sigma(q))`, an unvisited child valued at its parent's mean;
+    /// share of the improved policy `softmax(logit + sigma(q))`, an unvisited child valued at its parent's v_mix;
     /// deterministic, and with few simulations it spends them where the values, not the priors alone, point.
     Gumbel,
+}
+
+impl InteriorSelection {
+    /// The name configs and `net:` specs write.
+    pub fn name(self) -> &'static str {
+        match self {
+            InteriorSelection::Puct => "puct",
+            InteriorSelection::Gumbel => "gumbel",
+        }
+    }
+}
+
+/// A name that is no [`InteriorSelection`].
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+#[error("unknown interior choice '{0}' (expected puct or gumbel)")]
+pub struct UnknownInteriorSelection(pub String);
+
+impl std::str::FromStr for InteriorSelection {
+    type Err = UnknownInteriorSelection;
+    /// The names configs use (serde's), so that the two cannot drift apart.
+    fn from_str(s: &str) -> Result<InteriorSelection, UnknownInteriorSelection> {
+        use serde::de::IntoDeserializer;
+        let name: serde::de::value::StrDeserializer<serde::de::value::Error> = s.into_deserializer();
+        serde::Deserialize::deserialize(name).map_err(|_| UnknownInteriorSelection(s.to_string()))
+    }
+}
+
+impl std::fmt::Display for InteriorSelection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
 }
 
 impl Default for MctsConfig {
@@ -93,6 +124,9 @@ struct Node {
     visits: u32,
     /// Sum of backed-up values from the point of view of the player who made `mv` (the parent's side to move).
     value_sum: f32,
+    /// The evaluator's utility of this position, counted as `value_sum` counts, once it is expanded (0 before, and
+    /// for a forced pass, which is not evaluated): where Gumbel's mixed value starts.
+    network_value: f32,
     virtual_visits: u32,
     first_child: u32,
     children: u32,
@@ -111,6 +145,7 @@ impl Node {
             prior,
             visits: 0,
             value_sum: 0.0,
+            network_value: 0.0,
             virtual_visits: 0,
             first_child: 0,
             children: 0,
@@ -454,7 +489,9 @@ impl Tree {
         }
         let value = if eval.value.is_finite() { eval.value.clamp(-1.0, 1.0) } else { 0.0 };
         let margin = if eval.margin.is_finite() { eval.margin } else { 0.0 };
-        self.backup(&leaf.path, utility(&self.rules, &self.config, value, margin), true);
+        let utility = utility(&self.rules, &self.config, value, margin);
+        self.nodes[id as usize].network_value = -utility;
+        self.backup(&leaf.path, utility, true);
     }
 
     /// `value` is for the leaf's side to move; each node stores it for the player who moved into it.
@@ -540,15 +577,15 @@ impl Tree {
     }
 
     /// [`InteriorSelection::Gumbel`]: `argmax pi'(c) - n(c) / (1 + sum n)`, with `pi'` the softmax of each
-    /// child's log prior plus `sigma` of its value (the parent's mean for an unvisited one), `sigma` scaled by the
-    /// node's own most visited child as the root's is by the root's. Virtual visits count as losses, as in PUCT, and
-    /// a child that cannot beat what the mover is sure of is passed over.
+    /// child's log prior plus `sigma` of its value (the node's [`Tree::mixed_value`] for an unvisited one), `sigma`
+    /// scaled by the node's own most visited child as the root's is by the root's. Virtual visits count as losses,
+    /// as in PUCT, and a child that cannot beat what the mover is sure of is passed over.
     fn gumbel_child(&self, id: u32) -> u32 {
         let parent = &self.nodes[id as usize];
         let first = parent.first_child as usize;
         // At most one child per square.
         let children = &self.nodes[first..first + (parent.children as usize).min(64)];
-        let parent_q = -parent.bounded_mean(0.0);
+        let unvisited = self.mixed_value(id);
         let assured = -parent.optimistic;
         let visits = |c: &Node| c.visits + c.virtual_visits;
         let total: u32 = children.iter().map(visits).sum();
@@ -556,7 +593,7 @@ impl Tree {
         let mut improved = [0.0f32; 64];
         for (share, c) in improved.iter_mut().zip(children) {
             let n = visits(c);
-            let mean = if n > 0 { (c.value_sum - c.virtual_visits as f32) / n as f32 } else { parent_q };
+            let mean = if n > 0 { (c.value_sum - c.virtual_visits as f32) / n as f32 } else { unvisited };
             *share = c.logit() + sigma(mean.clamp(c.pessimistic, c.optimistic), most, self.config.gumbel_q_scale);
         }
         let improved = &mut improved[..children.len()];
@@ -669,9 +706,33 @@ impl Tree {
         gumbel.choice(self)
     }
 
-    /// A root child's value for the root's side to move, within its bounds (the root's value if unvisited).
+    /// A root child's value for the root's side to move, within its bounds (the root's [`Tree::mixed_value`] if
+    /// unvisited).
     fn child_q(&self, child: u32) -> f32 {
-        self.nodes[child as usize].bounded_mean(self.root_value())
+        let node = &self.nodes[child as usize];
+        if node.visits == 0 {
+            return node.bounded_mean(self.mixed_value(ROOT));
+        }
+        node.bounded_mean(0.0)
+    }
+
+    /// Gumbel MuZero's `v_mix` of node `id`, for its side to move: its own network value and its visited
+    /// children's mean values weighted by their priors, `(v + N sum pi(c) q(c) / sum pi(c)) / (1 + N)` over the
+    /// visited children, N their visits: an unvisited child's value in the completed policy, as the paper and
+    /// DeepMind's mctx have it in place of the node's mean, which follows the visits, not the priors.
+    fn mixed_value(&self, id: u32) -> f32 {
+        let node = &self.nodes[id as usize];
+        let (mut visits, mut prior, mut weighted) = (0u32, 0.0f32, 0.0f32);
+        for c in self.children_of(node).filter(|c| c.visits > 0) {
+            visits += c.visits;
+            prior += c.prior;
+            weighted += c.prior * c.value_sum / c.visits as f32;
+        }
+        let own = -node.network_value;
+        if prior <= 0.0 {
+            return own;
+        }
+        (own + visits as f32 * weighted / prior) / (1 + visits) as f32
     }
 
     /// [`sigma`] at the root.
@@ -681,7 +742,7 @@ impl Tree {
     }
 
     /// The Gumbel policy target: softmax(logit + sigma(completed q)) over the root moves, unvisited moves valued
-    /// at the root's value.
+    /// at the root's [`Tree::mixed_value`].
     pub fn gumbel_policy_target(&self) -> [f32; POLICY_SIZE] {
         let root = &self.nodes[ROOT as usize];
         let children = root.first_child..root.first_child + root.children;
@@ -695,8 +756,8 @@ impl Tree {
         target
     }
 
-    /// The searched value of root move `mv` for the root's side to move (the root's value if it was never
-    /// visited): what the search expects of the move it plays.
+    /// The searched value of root move `mv` for the root's side to move (as [`Tree::child_q`]; the root's value
+    /// before the root is expanded): what the search expects of the move it plays.
     pub fn move_value(&self, mv: Move) -> f32 {
         self.root_child(mv).map_or_else(|| self.root_value(), |c| self.child_q(c))
     }
@@ -896,6 +957,36 @@ mod tests {
     /// the result by different margins, 32 simulations find the solver's best move far more often, with PUCT and
     /// with Gumbel's root (measured: PUCT 11 of 30 for the result alone, 23 weighing the margin; Gumbel 12 and 25).
     /// The evaluator is the solver itself, so only the utility differs between the searches.
+    /// v_mix by hand: a root the network values at 0.5 for its mover, children of priors 0.5, 0.3 and 0.2, the
+    /// first two visited twice (mean 0.2) and once (-0.4): (0.5 + 3 (0.5 * 0.2 + 0.3 * -0.4) / 0.8) / 4 = 0.10625,
+    /// the unvisited third's value in the completed policy; with no child visited, the network's value.
+    #[test]
+    fn an_unvisited_root_move_is_valued_at_the_mixed_value() {
+        let mut tree = Tree::new(Rules::othello(), Rules::othello().start_position(), MctsConfig::default(), rng(1));
+        tree.nodes[ROOT as usize].network_value = -0.5;
+        tree.nodes[ROOT as usize].state = State::Expanded;
+        assert_eq!(tree.mixed_value(ROOT), 0.5);
+        let pos = tree.nodes[ROOT as usize].pos;
+        for (prior, visits, value_sum) in [(0.5, 2, 0.4), (0.3, 1, -0.4), (0.2, 0, 0.0)] {
+            let mut child = Node::new(pos, Move::Pass, prior);
+            (child.visits, child.value_sum) = (visits, value_sum);
+            tree.nodes.push(child);
+        }
+        (tree.nodes[ROOT as usize].first_child, tree.nodes[ROOT as usize].children) = (1, 3);
+        assert!((tree.mixed_value(ROOT) - 0.10625).abs() < 1e-6, "{}", tree.mixed_value(ROOT));
+        assert!((tree.child_q(3) - 0.10625).abs() < 1e-6);
+        assert!((tree.child_q(1) - 0.2).abs() < 1e-6);
+    }
+
+    #[test]
+    fn interior_names_are_the_configs_names() {
+        for interior in [InteriorSelection::Puct, InteriorSelection::Gumbel] {
+            assert_eq!(interior.name().parse(), Ok(interior));
+        }
+        let err = "Gumbel".parse::<InteriorSelection>().unwrap_err().to_string();
+        assert!(err.contains("'Gumbel'") && err.contains("puct or gumbel"), "{err}");
+    }
+
     #[test]
     fn score_utility_prefers_the_larger_margin() {
         let cases = margin_choices(30, 8);
@@ -1000,15 +1091,17 @@ mod tests {
         assert!(interior >= 4, "{interior} interior nodes");
 
         // With values, against the improved policy of the final values (the paper's formula, unvisited children at
-        // the parent's mean): early visits followed earlier values, so within a distance (0.05-0.13 here; with the
+        // the parent's v_mix): early visits followed earlier values, so within a distance (0.05-0.13 here; with the
         // values' sign reversed in the rule about 1).
         let mut tree = Tree::new(Rules::othello(), start, config, rng(3));
         tree.search(&mut DiscLead, 2000, 8);
-        for node in tree.children(ROOT).filter(|c| c.visits >= 100) {
-            let children: Vec<&Node> = tree.children_of(node).collect();
+        let root = &tree.nodes[ROOT as usize];
+        let visited = |&c: &u32| tree.nodes[c as usize].visits >= 100;
+        for id in (root.first_child..root.first_child + root.children).filter(visited) {
+            let children: Vec<&Node> = tree.children(id).collect();
             let total: u32 = children.iter().map(|c| c.visits).sum();
             let most = children.iter().map(|c| c.visits).max().unwrap();
-            let parent_q = -node.value_sum / node.visits as f32;
+            let parent_q = tree.mixed_value(id);
             let logits: Vec<f32> = children
                 .iter()
                 .map(|c| {

@@ -119,11 +119,10 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
                 default_anchor(&rows).and_then(|anchor| fit(&games, anchor, 0.0).ok())
             };
             let leaders = standings.map_or(String::new(), |s| {
-                let mut shown: Vec<_> = s
-                    .ratings
-                    .iter()
-                    .take(LEADERS_SHOWN)
-                    .map(|r| format!("{} {:+.0}±{:.0}", progress_label(&r.player), r.elo, r.interval95()))
+                let players: Vec<&str> = s.ratings.iter().map(|r| r.player.as_str()).collect();
+                let labels = progress_labels(&players);
+                let mut shown: Vec<_> = (s.ratings.iter().zip(labels).take(LEADERS_SHOWN))
+                    .map(|(r, label)| format!("{label} {:+.0}±{:.0}", r.elo, r.interval95()))
                     .collect();
                 if s.ratings.len() > LEADERS_SHOWN {
                     shown.push(format!("and {} more", s.ratings.len() - LEADERS_SHOWN));
@@ -144,11 +143,14 @@ pub fn play_scheduled(out: &Path, all: &[Pairing], setup: &MatchSetup) -> Result
     Ok(())
 }
 
-/// A player as the progress lines name it: a checkpoint by its run's directory and its file's stem
-/// (`runs/a/models/model-000000250.json` as `a/model-000000250`), other specs as they are. The tables keep the
-/// whole spec.
-fn progress_label(spec: &str) -> String {
-    let short = othello_eval::agent::spec_with_model(spec, |model| {
+/// How the progress lines name the players: a checkpoint by its run's directory and its file's stem
+/// (`runs/a/models/model-000000250.json` as `a/model-000000250`), alone where every checkpoint among them plays the
+/// same search, else within its spec; other players by their specs. The tables keep the whole spec.
+fn progress_labels(players: &[&str]) -> Vec<String> {
+    use othello_eval::agent::{spec_parameter, spec_with_model};
+    let searches: std::collections::HashSet<_> =
+        players.iter().filter_map(|spec| spec_with_model(spec, |_| Some(String::new()))).collect();
+    let checkpoint = |model: &str| {
         let path = Path::new(model);
         let stem = path.file_stem()?.to_str()?;
         let models = path.parent().filter(|p| p.file_name().is_some_and(|n| n == "models"));
@@ -156,8 +158,16 @@ fn progress_label(spec: &str) -> String {
             Some(run) => format!("{run}/{stem}"),
             None => stem.to_string(),
         })
-    });
-    short.unwrap_or_else(|| spec.to_string())
+    };
+    let label = |spec: &str| {
+        let name = checkpoint(&spec_parameter(spec, "model")?)?;
+        if searches.len() == 1 {
+            Some(name)
+        } else {
+            spec_with_model(spec, |_| Some(name))
+        }
+    };
+    players.iter().map(|spec| label(spec).unwrap_or_else(|| spec.to_string())).collect()
 }
 
 /// What `evaluate` rates.
@@ -447,8 +457,8 @@ impl PlayerSearch {
         if self.score_utility > 0.0 {
             search += &format!(",score={}", self.score_utility);
         }
-        if self.interior == InteriorSelection::Gumbel {
-            search += ",interior=gumbel";
+        if self.interior != InteriorSelection::Puct {
+            search += &format!(",interior={}", self.interior);
         }
         search
     }
@@ -770,10 +780,15 @@ mod tests {
 
     #[test]
     fn progress_lines_name_a_checkpoint_by_its_run_and_file() {
-        let label = progress_label("net:model=runs/a/models/model-000000250.json,sims=8");
-        assert_eq!(label, "net:model=\"a/model-000000250\",sims=8");
-        assert_eq!(progress_label("policy:model=\"m,1.json\""), "policy:model=\"m,1\"");
-        assert_eq!(progress_label("pattern:depth=4"), "pattern:depth=4");
+        let (a, b) = ("net:model=runs/a/models/model-000000250.json,sims=8", "net:model=\"b/m.json\",sims=8");
+        let labels = progress_labels(&[a, "pattern:depth=4", b]);
+        assert_eq!(labels, ["a/model-000000250", "pattern:depth=4", "m"]);
+        // Searches that differ stay in the labels.
+        let labels = progress_labels(&[a, "net:model=\"b/m.json\",sims=9", "policy:model=\"m,1.json\""]);
+        assert_eq!(
+            labels,
+            ["net:model=\"a/model-000000250\",sims=8", "net:model=\"m\",sims=9", "policy:model=\"m,1\""]
+        );
     }
 
     /// Thirteen checkpoints, every third rated, three begun (5 before 0 before 4): the begun come first in the
