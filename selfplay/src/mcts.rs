@@ -585,7 +585,8 @@ impl Tree {
         let first = parent.first_child as usize;
         // At most one child per square.
         let children = &self.nodes[first..first + (parent.children as usize).min(64)];
-        let unvisited = self.mixed_value(id);
+        // Wanted only when a child is unvisited: a walk step need not sum the children twice.
+        let mut unvisited = None;
         let assured = -parent.optimistic;
         let visits = |c: &Node| c.visits + c.virtual_visits;
         let total: u32 = children.iter().map(visits).sum();
@@ -593,7 +594,10 @@ impl Tree {
         let mut improved = [0.0f32; 64];
         for (share, c) in improved.iter_mut().zip(children) {
             let n = visits(c);
-            let mean = if n > 0 { (c.value_sum - c.virtual_visits as f32) / n as f32 } else { unvisited };
+            let mean = match n {
+                0 => *unvisited.get_or_insert_with(|| self.mixed_value(id)),
+                _ => (c.value_sum - c.virtual_visits as f32) / n as f32,
+            };
             *share = c.logit() + sigma(mean.clamp(c.pessimistic, c.optimistic), most, self.config.gumbel_q_scale);
         }
         let improved = &mut improved[..children.len()];
@@ -953,10 +957,6 @@ mod tests {
         })
     }
 
-    /// Weighing the margin makes the search play for discs as well as for the result: where several moves keep
-    /// the result by different margins, 32 simulations find the solver's best move far more often, with PUCT and
-    /// with Gumbel's root (measured: PUCT 11 of 30 for the result alone, 23 weighing the margin; Gumbel 12 and 25).
-    /// The evaluator is the solver itself, so only the utility differs between the searches.
     /// v_mix by hand: a root the network values at 0.5 for its mover, children of priors 0.5, 0.3 and 0.2, the
     /// first two visited twice (mean 0.2) and once (-0.4): (0.5 + 3 (0.5 * 0.2 + 0.3 * -0.4) / 0.8) / 4 = 0.10625,
     /// the unvisited third's value in the completed policy; with no child visited, the network's value.
@@ -987,6 +987,10 @@ mod tests {
         assert!(err.contains("'Gumbel'") && err.contains("puct or gumbel"), "{err}");
     }
 
+    /// Weighing the margin makes the search play for discs as well as for the result: where several moves keep
+    /// the result by different margins, 32 simulations find the solver's best move far more often, with PUCT and
+    /// with Gumbel's root (measured: PUCT 11 of 30 for the result alone, 23 weighing the margin; Gumbel 12 and 25).
+    /// The evaluator is the solver itself, so only the utility differs between the searches.
     #[test]
     fn score_utility_prefers_the_larger_margin() {
         let cases = margin_choices(30, 8);

@@ -159,13 +159,9 @@ fn progress_labels(players: &[&str]) -> Vec<String> {
             None => stem.to_string(),
         })
     };
-    let label = |spec: &str| {
-        let name = checkpoint(&spec_parameter(spec, "model")?)?;
-        if searches.len() == 1 {
-            Some(name)
-        } else {
-            spec_with_model(spec, |_| Some(name))
-        }
+    let label = |spec: &str| match searches.len() {
+        1 => checkpoint(&spec_parameter(spec, "model")?),
+        _ => spec_with_model(spec, checkpoint),
     };
     players.iter().map(|spec| label(spec).unwrap_or_else(|| spec.to_string())).collect()
 }
