@@ -49,10 +49,11 @@ impl Agent for Box<dyn Agent> {
 ///   WTHOR-fitted pattern evaluation, exact from K empties (8x8 Othello only; default depth 6);
 /// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
 /// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
-/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,interior=I][,device=D]`: the network with MCTS
+/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,qrescale][,interior=I][,device=D]`: the network with MCTS
 ///   (PUCT, or Gumbel AlphaZero's root with K considered moves, without Gumbel draws), no root noise, the tree kept
 ///   between moves (default 200 simulations); `score` weighs the predicted disc margin beside the result (the
-///   search's `score_utility`, default 0); `qscale` is Gumbel's c_scale (`gumbel_q_scale`, default 1); `interior`
+///   search's `score_utility`, default 0); `qscale` is Gumbel's c_scale (`gumbel_q_scale`, default 1); `qrescale`
+///   rescales Gumbel's values by their least and greatest (`gumbel_q_rescale`); `interior`
 ///   the choice below the root, `puct` (default) or `gumbel` (Gumbel MuZero's); `model` is a checkpoint or a run
 ///   directory (its newest checkpoint);
 /// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
@@ -152,7 +153,7 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
             Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
         }
         "net" => {
-            allow(&["model", "sims", "gumbel", "score", "qscale", "interior", "device"])?;
+            allow(&["model", "sims", "gumbel", "score", "qscale", "qrescale", "interior", "device"])?;
             let gumbel = match params.get("gumbel") {
                 None | Some("false") => None,
                 Some("true") => Some(16),
@@ -168,6 +169,11 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
                             bad(format!("qscale={v}: expected a number above 0, at most {MAX_GUMBEL_Q_SCALE}"))
                         })?
                     }
+                },
+                gumbel_q_rescale: match params.get("qrescale") {
+                    None | Some("false") => false,
+                    Some("true") => true,
+                    Some(v) => return Err(bad(format!("qrescale={v}: expected true or false"))),
                 },
                 interior: match params.get("interior") {
                     None => InteriorSelection::Puct,
@@ -459,6 +465,7 @@ pub(crate) mod tests {
             ("net:model=x,gumbel=1", "gumbel=1"),
             ("net:model=x,score=-1", "score=-1"),
             ("net:model=x,qscale=0", "qscale=0"),
+            ("net:model=x,qrescale=yes", "qrescale=yes"),
             ("net:model=x,interior=pucct", "interior=pucct"),
             ("engine:cmd=\"a b\",protocol=uci", "protocol=uci"),
             ("engine:cmd=\"a b,protocol=gtp", "unclosed quote"),

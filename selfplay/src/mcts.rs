@@ -43,6 +43,10 @@ pub struct MctsConfig {
     /// [0, 1], in the choice and the policy target alike. Lower trusts the prior more, higher the few simulations'
     /// values. Default 1 (the Gumbel AlphaZero paper's).
     pub gumbel_q_scale: f32,
+    /// Gumbel's q rescaled to [0, 1] by the least and greatest completed value among the children compared, as
+    /// DeepMind's mctx does by default (with a c_scale of 0.1), instead of by the value range's fixed `(q + 1) / 2`:
+    /// close values are told apart as sharply as distant ones. Default false.
+    pub gumbel_q_rescale: bool,
     /// How a walk chooses among a node's children below the root. Default "puct".
     pub interior: InteriorSelection,
 }
@@ -100,6 +104,7 @@ impl Default for MctsConfig {
             dirichlet_epsilon: 0.25,
             score_utility: 0.0,
             gumbel_q_scale: 1.0,
+            gumbel_q_rescale: false,
             interior: InteriorSelection::Puct,
         }
     }
@@ -319,10 +324,11 @@ impl GumbelSearch {
 
     /// Sorts the candidates by `g + logit`, plus `sigma(q)` once they have been searched.
     fn rank(&mut self, tree: &Tree, with_q: bool) {
+        // `children` are the root's in order: index i is the root's i-th child.
+        let completed = with_q.then(|| tree.root_completed());
         let score = |i: usize| {
-            let child = self.children[i];
-            let q = if with_q { tree.sigma(tree.child_q(child)) } else { 0.0 };
-            self.gumbel[i] + tree.nodes[child as usize].logit() + q
+            let q = completed.as_ref().map_or(0.0, |(q, sigma)| sigma.of(q[i]));
+            self.gumbel[i] + tree.nodes[self.children[i] as usize].logit() + q
         };
         let mut scored: Vec<(f32, usize)> = self.candidates.iter().map(|&i| (score(i), i)).collect();
         scored.sort_by(|a, b| b.0.total_cmp(&a.0));
@@ -350,11 +356,31 @@ fn utility(rules: &Rules, config: &MctsConfig, value: f32, margin: f32) -> f32 {
     (value + w * (margin / squares).clamp(-1.0, 1.0)) / (1.0 + w)
 }
 
-/// The monotone transform of a value in [-1, 1] that Gumbel AlphaZero adds to logits: (c_visit + max N) *
-/// c_scale * q, with q rescaled to [0, 1] (c_visit = 50, c_scale = `gumbel_q_scale`, max N the most visits among
-/// the moves compared).
-fn sigma(q: f32, max_visits: u32, q_scale: f32) -> f32 {
-    (50.0 + max_visits as f32) * q_scale * (q + 1.0) / 2.0
+/// The monotone transform of a node's children's completed values in [-1, 1] that Gumbel AlphaZero adds to their
+/// logits: (c_visit + max N) * c_scale * q, with q rescaled to [0, 1] (c_visit = 50, c_scale = `gumbel_q_scale`,
+/// max N the most visits among the children), by the value range or, with `gumbel_q_rescale`, by the children's
+/// least and greatest completed value.
+struct Sigma {
+    weight: f32,
+    low: f32,
+    span: f32,
+}
+
+impl Sigma {
+    fn new(config: &MctsConfig, max_visits: u32, completed: &[f32]) -> Sigma {
+        let weight = (50.0 + max_visits as f32) * config.gumbel_q_scale;
+        if !config.gumbel_q_rescale {
+            return Sigma { weight, low: -1.0, span: 2.0 };
+        }
+        let low = completed.iter().copied().fold(f32::INFINITY, f32::min);
+        let high = completed.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        // mctx's epsilon: equal values all map to 0.
+        Sigma { weight, low, span: (high - low).max(1e-8) }
+    }
+
+    fn of(&self, q: f32) -> f32 {
+        self.weight * (q - self.low) / self.span
+    }
 }
 
 /// Logits into their softmax, in place.
@@ -591,14 +617,20 @@ impl Tree {
         let visits = |c: &Node| c.visits + c.virtual_visits;
         let total: u32 = children.iter().map(visits).sum();
         let most = children.iter().map(visits).max().unwrap_or(0);
-        let mut improved = [0.0f32; 64];
-        for (share, c) in improved.iter_mut().zip(children) {
+        let mut completed = [0.0f32; 64];
+        for (q, c) in completed.iter_mut().zip(children) {
             let n = visits(c);
             let mean = match n {
                 0 => *unvisited.get_or_insert_with(|| self.mixed_value(id)),
                 _ => (c.value_sum - c.virtual_visits as f32) / n as f32,
             };
-            *share = c.logit() + sigma(mean.clamp(c.pessimistic, c.optimistic), most, self.config.gumbel_q_scale);
+            *q = mean.clamp(c.pessimistic, c.optimistic);
+        }
+        let completed = &completed[..children.len()];
+        let sigma = Sigma::new(&self.config, most, completed);
+        let mut improved = [0.0f32; 64];
+        for ((share, c), q) in improved.iter_mut().zip(children).zip(completed) {
+            *share = c.logit() + sigma.of(*q);
         }
         let improved = &mut improved[..children.len()];
         softmax(improved);
@@ -739,23 +771,31 @@ impl Tree {
         (own + visits as f32 * weighted / prior) / (1 + visits) as f32
     }
 
-    /// [`sigma`] at the root.
-    fn sigma(&self, q: f32) -> f32 {
-        let max_visits = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
-        sigma(q, max_visits, self.config.gumbel_q_scale)
+    /// The root children's completed values (as [`Tree::child_q`], the root's v_mix computed once) and the
+    /// [`Sigma`] they are compared by.
+    fn root_completed(&self) -> (Vec<f32>, Sigma) {
+        let mut mixed = None;
+        let completed: Vec<f32> = self
+            .children(ROOT)
+            .map(|c| match c.visits {
+                0 => c.bounded_mean(*mixed.get_or_insert_with(|| self.mixed_value(ROOT))),
+                _ => c.bounded_mean(0.0),
+            })
+            .collect();
+        let most = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
+        let sigma = Sigma::new(&self.config, most, &completed);
+        (completed, sigma)
     }
 
     /// The Gumbel policy target: softmax(logit + sigma(completed q)) over the root moves, unvisited moves valued
     /// at the root's [`Tree::mixed_value`].
     pub fn gumbel_policy_target(&self) -> [f32; POLICY_SIZE] {
-        let root = &self.nodes[ROOT as usize];
-        let children = root.first_child..root.first_child + root.children;
-        let mut shares: Vec<f32> =
-            children.clone().map(|c| self.nodes[c as usize].logit() + self.sigma(self.child_q(c))).collect();
+        let (completed, sigma) = self.root_completed();
+        let mut shares: Vec<f32> = self.children(ROOT).zip(&completed).map(|(c, q)| c.logit() + sigma.of(*q)).collect();
         softmax(&mut shares);
         let mut target = [0.0; POLICY_SIZE];
-        for (c, share) in children.zip(shares) {
-            target[self.nodes[c as usize].mv.policy_index()] = share;
+        for (c, share) in self.children(ROOT).zip(shares) {
+            target[c.mv.policy_index()] = share;
         }
         target
     }
@@ -966,16 +1006,48 @@ mod tests {
         tree.nodes[ROOT as usize].network_value = -0.5;
         tree.nodes[ROOT as usize].state = State::Expanded;
         assert_eq!(tree.mixed_value(ROOT), 0.5);
-        let pos = tree.nodes[ROOT as usize].pos;
-        for (prior, visits, value_sum) in [(0.5, 2, 0.4), (0.3, 1, -0.4), (0.2, 0, 0.0)] {
-            let mut child = Node::new(pos, Move::Pass, prior);
+        let tree = three_root_moves(tree.config);
+        assert!((tree.mixed_value(ROOT) - 0.10625).abs() < 1e-6, "{}", tree.mixed_value(ROOT));
+        assert!((tree.child_q(3) - 0.10625).abs() < 1e-6);
+        assert!((tree.child_q(1) - 0.2).abs() < 1e-6);
+    }
+
+    /// The start position's root, its network value -0.5 for the side to move (0.5 for the root's mover), with
+    /// three moves: priors 0.5, 0.3, 0.2; visits 2, 1, 0; mean values 0.2, -0.4, unvisited (v_mix 0.10625).
+    fn three_root_moves(config: MctsConfig) -> Tree {
+        let rules = Rules::othello();
+        let pos = rules.start_position();
+        let mut tree = Tree::new(rules, pos, config, rng(1));
+        tree.nodes[ROOT as usize].network_value = -0.5;
+        tree.nodes[ROOT as usize].state = State::Expanded;
+        let moves = rules.legal_moves(&pos);
+        for (square, (prior, visits, value_sum)) in moves.zip([(0.5, 2, 0.4), (0.3, 1, -0.4), (0.2, 0, 0.0)]) {
+            let mut child = Node::new(pos, Move::Play(square), prior);
             (child.visits, child.value_sum) = (visits, value_sum);
             tree.nodes.push(child);
         }
         (tree.nodes[ROOT as usize].first_child, tree.nodes[ROOT as usize].children) = (1, 3);
-        assert!((tree.mixed_value(ROOT) - 0.10625).abs() < 1e-6, "{}", tree.mixed_value(ROOT));
-        assert!((tree.child_q(3) - 0.10625).abs() < 1e-6);
-        assert!((tree.child_q(1) - 0.2).abs() < 1e-6);
+        tree
+    }
+
+    /// The policy target's log odds against the prior, worked by hand on [`three_root_moves`] (c_scale 0.1, so
+    /// sigma's weight is (50 + 2) * 0.1 = 5.2): by the value range, q = 0.2, -0.4 and 0.10625 add 5.2 (q + 1) / 2;
+    /// rescaled by their least (-0.4) and greatest (0.2), 5.2 (q + 0.4) / 0.6, the best move 5.2 above the worst.
+    #[test]
+    fn gumbel_q_rescale_spans_the_compared_values() {
+        for (rescale, sigma) in [(false, [3.12, 1.56, 2.876_25]), (true, [5.2, 0.0, 4.3875])] {
+            let config = MctsConfig { gumbel_q_scale: 0.1, gumbel_q_rescale: rescale, ..MctsConfig::default() };
+            let tree = three_root_moves(config);
+            let target = tree.gumbel_policy_target();
+            let children: Vec<&Node> = tree.children(ROOT).collect();
+            let share = |i: usize| target[children[i].mv.policy_index()];
+            for (i, prior) in [(0, 0.5f32), (2, 0.2)] {
+                let log_odds = (share(i) / share(1)).ln();
+                let expected = (prior / 0.3).ln() + sigma[i] - sigma[1];
+                assert!((log_odds - expected).abs() < 1e-4, "{rescale}, {i}: {log_odds} against {expected}");
+            }
+            assert!((target.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
     }
 
     #[test]
