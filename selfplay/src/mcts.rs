@@ -175,6 +175,12 @@ impl Node {
         let mean = if self.visits == 0 { unvisited } else { self.value_sum / self.visits as f32 };
         mean.clamp(self.pessimistic, self.optimistic)
     }
+
+    /// [`Node::bounded_mean`] with Gumbel's completed value of an unvisited node, `mixed` (its parent's v_mix),
+    /// asked for only when needed.
+    fn completed_mean(&self, mixed: impl FnOnce() -> f32) -> f32 {
+        self.bounded_mean(if self.visits == 0 { mixed() } else { 0.0 })
+    }
 }
 
 /// What [`Tree::select`] found.
@@ -745,11 +751,7 @@ impl Tree {
     /// A root child's value for the root's side to move, within its bounds (the root's [`Tree::mixed_value`] if
     /// unvisited).
     fn child_q(&self, child: u32) -> f32 {
-        let node = &self.nodes[child as usize];
-        if node.visits == 0 {
-            return node.bounded_mean(self.mixed_value(ROOT));
-        }
-        node.bounded_mean(0.0)
+        self.nodes[child as usize].completed_mean(|| self.mixed_value(ROOT))
     }
 
     /// Gumbel MuZero's `v_mix` of node `id`, for its side to move: its own network value and its visited
@@ -777,10 +779,7 @@ impl Tree {
         let mut mixed = None;
         let completed: Vec<f32> = self
             .children(ROOT)
-            .map(|c| match c.visits {
-                0 => c.bounded_mean(*mixed.get_or_insert_with(|| self.mixed_value(ROOT))),
-                _ => c.bounded_mean(0.0),
-            })
+            .map(|c| c.completed_mean(|| *mixed.get_or_insert_with(|| self.mixed_value(ROOT))))
             .collect();
         let most = self.children(ROOT).map(|c| c.visits).max().unwrap_or(0);
         let sigma = Sigma::new(&self.config, most, &completed);
@@ -1002,11 +1001,10 @@ mod tests {
     /// the unvisited third's value in the completed policy; with no child visited, the network's value.
     #[test]
     fn an_unvisited_root_move_is_valued_at_the_mixed_value() {
-        let mut tree = Tree::new(Rules::othello(), Rules::othello().start_position(), MctsConfig::default(), rng(1));
-        tree.nodes[ROOT as usize].network_value = -0.5;
-        tree.nodes[ROOT as usize].state = State::Expanded;
+        let mut tree = three_root_moves(MctsConfig::default());
+        tree.nodes[ROOT as usize].children = 0;
         assert_eq!(tree.mixed_value(ROOT), 0.5);
-        let tree = three_root_moves(tree.config);
+        tree.nodes[ROOT as usize].children = 3;
         assert!((tree.mixed_value(ROOT) - 0.10625).abs() < 1e-6, "{}", tree.mixed_value(ROOT));
         assert!((tree.child_q(3) - 0.10625).abs() < 1e-6);
         assert!((tree.child_q(1) - 0.2).abs() < 1e-6);
