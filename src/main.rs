@@ -87,7 +87,8 @@ enum Command {
         #[arg(long)]
         kernel: Option<othello_core::KernelKind>,
     },
-    /// Replay games (one transcript per line) and print each game's final disc counts `BLACK WHITE`.
+    /// Replay games (one transcript per line) and print each game's final disc counts `BLACK WHITE`, or the
+    /// game's error on its line; the exit status is 1 when any game is an error.
     Replay {
         /// Read from this file instead of standard input.
         #[arg(long)]

@@ -44,7 +44,9 @@ fn perft_prints_the_published_counts_in_each_convention() {
 fn replay_prints_counts_or_an_error_per_line_and_carries_on() {
     let input = "e6 f4 e3 d6 c5 f6 e7 f5 g5\nf5 d6 a1\nF5D6C3\nf5 q9\n";
     let o = run(&["replay"], input);
-    assert!(o.status.success());
+    // Every line is answered, and the exit status says that two of them are errors.
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("2 of 4 games could not be replayed"));
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines.len(), 4, "{out}");
@@ -54,6 +56,7 @@ fn replay_prints_counts_or_an_error_per_line_and_carries_on() {
     assert!(lines[3].starts_with("error: line 4: bad move token 'q9'"), "{}", lines[3]);
     // Empties to the winner: the shortest game is 64-0.
     let o = run(&["replay", "--rules", "empties"], "e6f4e3d6c5f6e7f5g5\n");
+    assert!(o.status.success());
     assert_eq!(stdout(&o).trim(), "64 0");
 }
 
@@ -83,6 +86,7 @@ fn replay_of_wthor_matches_the_scores_stored_in_the_database() {
     let cut = dir.join("cut.wtb");
     std::fs::write(&cut, &std::fs::read(&path).unwrap()[..1000]).unwrap();
     let o = run(&["replay", "--wthor", cut.to_str().unwrap()], "");
+    assert!(!o.status.success());
     assert!(stdout(&o).starts_with("error: ") && stdout(&o).contains("cut.wtb") && stdout(&o).contains("truncated"));
 }
 
@@ -91,6 +95,7 @@ fn replay_reads_ggf() {
     let ggf = "(;GM[Othello]PB[a]PW[b]TY[8]BO[8 -------- -------- -------- ---O*--- ---*O--- -------- -------- \
                -------- *]B[e6]W[f4]B[e3]W[d6]B[c5]W[f6]B[e7]W[f5]B[g5];)\n(;GM[Othello]B[a1];)\n";
     let o = run(&["replay", "--ggf"], ggf);
+    assert!(!o.status.success());
     let out = stdout(&o);
     let lines: Vec<&str> = out.lines().collect();
     assert_eq!(lines[0], "13 0");

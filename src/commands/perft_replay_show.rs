@@ -99,6 +99,10 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
     }
     out.flush()?;
     eprintln!("{} games, {} errors, {} unfinished", tally.games, tally.errors, tally.unfinished);
+    // Every game has its line; the exit status tells a script that some of them are errors.
+    if tally.errors > 0 {
+        anyhow::bail!("{} of {} games could not be replayed (their lines say why)", tally.errors, tally.games);
+    }
     Ok(())
 }
 
