@@ -87,6 +87,7 @@ fn replay_of_wthor_matches_the_scores_stored_in_the_database() {
     std::fs::write(&cut, &std::fs::read(&path).unwrap()[..1000]).unwrap();
     let o = run(&["replay", "--wthor", cut.to_str().unwrap()], "");
     assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("1 of 1 files could not be read"));
     assert!(stdout(&o).starts_with("error: ") && stdout(&o).contains("cut.wtb") && stdout(&o).contains("truncated"));
 }
 

@@ -23,6 +23,8 @@ struct Tally {
     games: usize,
     errors: usize,
     unfinished: usize,
+    /// WTHOR files that could not be parsed at all (their games are not counted).
+    unreadable_files: usize,
 }
 
 impl Tally {
@@ -66,7 +68,7 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
                     }
                 }
                 Err(e) => {
-                    tally.errors += 1;
+                    tally.unreadable_files += 1;
                     writeln!(out, "error: {}: {e}", path.display())?;
                 }
             }
@@ -99,10 +101,15 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
     }
     out.flush()?;
     eprintln!("{} games, {} errors, {} unfinished", tally.games, tally.errors, tally.unfinished);
-    // Every game has its line; the exit status tells a script that some of them are errors.
+    // Every game and unreadable file has its line; the exit status tells a script that some of them are errors.
+    let mut faults = Vec::new();
     if tally.errors > 0 {
-        anyhow::bail!("{} of {} games could not be replayed (their lines say why)", tally.errors, tally.games);
+        faults.push(format!("{} of {} games could not be replayed", tally.errors, tally.games));
     }
+    if tally.unreadable_files > 0 {
+        faults.push(format!("{} of {} files could not be read", tally.unreadable_files, wthor.len()));
+    }
+    anyhow::ensure!(faults.is_empty(), "{} (their lines say why)", faults.join("; "));
     Ok(())
 }
 
