@@ -340,7 +340,8 @@ enum Command {
         /// Stop at this trainer step (default: the config's max_steps; 0: no limit).
         #[arg(long)]
         steps: Option<u64>,
-        /// Stop after this many minutes (default: the config's minutes; 0: no limit).
+        /// Stop after this many minutes of this stretch (default: what the run's checkpoints leave of the config's
+        /// minutes; 0: no limit).
         #[arg(long, value_parser = not_negative)]
         minutes: Option<f64>,
         /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.

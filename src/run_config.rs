@@ -31,7 +31,8 @@ pub struct RunConfig {
     pub train: TrainConfig,
     #[serde(default)]
     pub eval: EvalConfig,
-    /// `run` stops after this many minutes (0: when the trainer reaches its steps, or when stopped).
+    /// `run` stops once the run has had this many minutes in all, the stretches of a resumed run together (0: when
+    /// the trainer reaches its steps, or when stopped).
     #[serde(default)]
     pub minutes: f64,
 }

@@ -506,15 +506,18 @@ fn a_killed_main_job_leaves_no_stage_running() {
         let left = stages();
         assert!(left.is_empty(), "still running after the run was killed: {left:?}");
     };
-    // Ratings of thousands of games, so that the last one is still going when `run` is killed.
+    // Ratings of thousands of games, so that the last one is still going when `run` is killed; the config's
+    // minutes fewer than the run has after the stretches below.
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml")).unwrap();
-    assert!(text.contains("games = 4\n"), "configs/ci.toml's [eval] games, made long here");
+    assert!(text.contains("games = 4\n") && text.contains("minutes = 1\n"), "configs/ci.toml's keys changed here");
     let config = run.join("long-ratings.toml");
-    std::fs::write(&config, text.replace("games = 4\n", "games = 4000\n")).unwrap();
-    let start = |minutes: &str| {
+    std::fs::write(&config, text.replace("games = 4\n", "games = 4000\n").replace("minutes = 1\n", "minutes = 0.25\n"))
+        .unwrap();
+    let start = |minutes: Option<&str>| {
         let mut child = bin()
             .args(["run", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
-            .args(["--threads", "2", "--steps", "0", "--minutes", minutes])
+            .args(["--threads", "2", "--steps", "0"])
+            .args(minutes.map(|m| ["--minutes", m]).iter().flatten())
             .stderr(Stdio::piped())
             .spawn()
             .unwrap();
@@ -526,14 +529,14 @@ fn a_killed_main_job_leaves_no_stage_running() {
 
     // During the run: self-play, the trainer and the watching evaluation.
     // Its output is kept unread, not dropped: a closed pipe would end `run` (SIGPIPE) before the kill.
-    let (main_job, _unread) = start("10");
+    let (main_job, _unread) = start(Some("10"));
     poll_until(Duration::from_secs(60), || stages().len() >= 4);
     assert_eq!(stages().len(), 4, "run and its three stages: {:?}", stages());
     kill_and_look(main_job);
 
     // Ctrl-C (SIGINT to `run` alone, as a scheduler's SIGTERM): it stops its stages itself, says how to resume and
     // exits as a shell does.
-    let (mut main_job, lines) = start("10");
+    let (mut main_job, lines) = start(Some("10"));
     poll_until(Duration::from_secs(60), || stages().len() >= 4);
     let sent = std::process::Command::new("kill").args(["-INT", &main_job.id().to_string()]).status().unwrap();
     assert!(sent.success());
@@ -543,10 +546,20 @@ fn a_killed_main_job_leaves_no_stage_running() {
     assert!(stages().is_empty(), "still running after Ctrl-C: {:?}", stages());
 
     // After the time is up: the rating of the newest checkpoint, begun by the rerun that resumes the run.
-    let (main_job, lines) = start("0.5");
+    let (main_job, lines) = start(Some("0.5"));
     let said = lines.iter().take_while(|line| !line.contains("rating the newest checkpoint")).collect::<Vec<_>>();
     let final_rating = || stages().iter().any(|s| s.contains(" evaluate ") && !s.contains("--watch"));
     assert!(poll_until(Duration::from_secs(60), final_rating), "no final rating began: {said:?} {:?}", stages());
+    kill_and_look(main_job);
+
+    // Without `--minutes` the config's are the run's in all: the run has had more, so the rerun trains no further
+    // and only rates.
+    let (main_job, lines) = start(None);
+    let rating = lines.iter().find(|line| line.contains("rating the newest checkpoint")).unwrap_or_default();
+    assert!(rating.contains("nothing left to train"), "{rating}");
+    assert!(poll_until(Duration::from_secs(60), final_rating), "no final rating began: {rating} {:?}", stages());
+    let training = stages().into_iter().find(|s| s.contains(" train ") || s.contains(" selfplay "));
+    assert_eq!(training, None, "training after the config's minutes");
     kill_and_look(main_job);
 }
 

@@ -48,7 +48,8 @@ pub struct RunOptions<'a> {
     pub config: Option<&'a Path>,
     /// Stop at this trainer step (default: the config's `max_steps`; 0: no limit).
     pub steps: Option<u64>,
-    /// Stop after this many minutes (default: the config's `minutes`; 0 means no limit).
+    /// Stop after this many minutes of this stretch (default: what is left of the config's `minutes`; 0 means no
+    /// limit).
     pub minutes: Option<f64>,
     /// Cores to use in all (default: this machine's), 1 or more.
     pub threads: usize,
@@ -166,7 +167,18 @@ pub fn run(o: RunOptions) -> Result<()> {
     let selfplay_threads = o.threads;
     let eval_nice = if nice_found { config.eval.nice } else { 0 };
     let steps = o.steps.unwrap_or(config.train.max_steps);
-    let minutes = o.minutes.unwrap_or(config.minutes);
+    let interrupted = Interrupted::register(run)?;
+    let ran = minutes_run(run);
+    let Some(minutes) = stretch_minutes(o.minutes, config.minutes, ran) else {
+        eprintln!(
+            "{} has run {ran:.1} minutes, the config's {}: nothing left to train (`--minutes M` trains it M minutes \
+             more); rating the newest checkpoint{}",
+            run.root().display(),
+            config.minutes,
+            final_player_clause(&config)
+        );
+        return rate_newest(run, &config, &exe, o.threads, &interrupted);
+    };
     let (selfplay_arg, eval_arg) = (selfplay_threads.to_string(), eval_threads.to_string());
     let (steps_arg, minutes_arg) = (steps.to_string(), minutes.to_string());
     let mut train_args = vec!["train", "--run", run_arg, "--steps", &steps_arg];
@@ -174,7 +186,11 @@ pub fn run(o: RunOptions) -> Result<()> {
     if minutes > 0.0 {
         train_args.extend(["--minutes", &minutes_arg]);
     }
-    let interrupted = Interrupted::register(run)?;
+    let time_limit = if o.minutes.is_none() && ran > 0.0 {
+        format!("{minutes:.1} minutes, the rest of the config's {}", config.minutes)
+    } else {
+        format!("{minutes} minutes")
+    };
     let mut stages = Stages(vec![]);
     let selfplay = ["selfplay", "--run", run_arg, "--games", "0", "--threads", &selfplay_arg];
     stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay", 0)?));
@@ -188,9 +204,9 @@ pub fn run(o: RunOptions) -> Result<()> {
         super::plural(selfplay_threads),
         match (steps, minutes) {
             (0, m) if m <= 0.0 => "until stopped".to_string(),
-            (0, m) => format!("for {m} minutes"),
+            (0, _) => format!("for {time_limit}"),
             (s, m) if m <= 0.0 => format!("until step {s}"),
-            (s, m) => format!("until step {s} or {m} minutes"),
+            (s, _) => format!("until step {s} or {time_limit}"),
         },
         logs.display()
     );
@@ -269,21 +285,53 @@ pub fn run(o: RunOptions) -> Result<()> {
             run.stage_log("eval").display()
         );
     }
-    let searches = EvalSearches::of(&config);
-    let final_player = searches.final_player.as_ref().map_or(String::new(), |(simulations, _)| {
-        format!(", then the final player (its {simulations}-simulation search)")
-    });
     eprintln!(
-        "stopped after {:.1} min; rating the newest checkpoint{final_player}",
-        started.elapsed().as_secs_f64() / 60.0
+        "stopped after {:.1} min; rating the newest checkpoint{}",
+        started.elapsed().as_secs_f64() / 60.0,
+        final_player_clause(&config)
     );
+    rate_newest(run, &config, &exe, o.threads, &interrupted)
+}
+
+/// ", then the final player (its N-simulation search)" where the config has one, else nothing.
+fn final_player_clause(config: &RunConfig) -> String {
+    EvalSearches::of(config).final_player.as_ref().map_or(String::new(), |(simulations, _)| {
+        format!(", then the final player (its {simulations}-simulation search)")
+    })
+}
+
+/// Minutes of run time the run's newest checkpoint records (0 before the first).
+fn minutes_run(run: &RunDir) -> f64 {
+    newest_model(&run.models())
+        .and_then(|m| read_info(&m).ok())
+        .and_then(|info| info.training?.seconds_into_run(run.started_at()))
+        .map_or(0.0, |seconds| seconds as f64 / 60.0)
+}
+
+/// This stretch's time limit in minutes (0: none): `--minutes` as asked, else what is left of the config's
+/// `minutes` after the `ran` minutes the run has had, so that a rerun after a stop ends the run where the config
+/// says; None where nothing is left.
+fn stretch_minutes(asked: Option<f64>, config_minutes: f64, ran: f64) -> Option<f64> {
+    match asked {
+        Some(m) => Some(m),
+        None if config_minutes <= 0.0 => Some(0.0),
+        // Under a second is nothing: the trainer would stop before its first step.
+        None => Some(config_minutes - ran).filter(|left| left * 60.0 >= 1.0),
+    }
+}
+
+/// Rates the newest checkpoint (and the final player) in a stage of its own, then prints the ratings table and
+/// what the run learnt.
+fn rate_newest(run: &RunDir, config: &RunConfig, exe: &Path, threads: usize, interrupted: &Interrupted) -> Result<()> {
+    let run_arg = run.root().to_str().context("the run directory's name is not UTF-8")?;
+    let logs = run.logs();
     if newest_model(&run.models()).is_none() {
         eprintln!("no checkpoint yet: nothing to rate (run again to continue)");
         return Ok(());
     }
     // A stage too: it stops when this process is killed, as the others do.
-    let rating = std::process::Command::new(&exe)
-        .args(["evaluate", "--run", run_arg, "--threads", &o.threads.to_string()])
+    let rating = std::process::Command::new(exe)
+        .args(["evaluate", "--run", run_arg, "--threads", &threads.to_string()])
         .env(STAGE_OF_RUN, "1")
         .env(crate::run_config::WARNINGS_SHOWN, "1")
         .spawn()
@@ -294,7 +342,7 @@ pub fn run(o: RunOptions) -> Result<()> {
         bail!("the final evaluation failed: {status}");
     }
     let eval = othello_eval::arena::ArenaDir::new(run.eval());
-    if let Some(summary) = learning_summary(&eval, &searches) {
+    if let Some(summary) = learning_summary(&eval, &EvalSearches::of(config)) {
         eprintln!("learnt: {summary}");
     }
     eprintln!(
@@ -600,6 +648,33 @@ mod tests {
         (config.eval.gating, config.selfplay.final_simulations) = (false, None);
         let status = Status::read(&run, &config);
         assert!(!status.training_line().contains("simulations"), "{}", status.training_line());
+    }
+
+    /// The config's `minutes` are the run's in all: a rerun trains for what its newest checkpoint leaves of them,
+    /// and not at all once they are spent; `--minutes` sets the stretch whatever the run has had; 0 is no limit.
+    #[test]
+    fn a_rerun_trains_for_what_is_left_of_the_configs_minutes() {
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path());
+        assert_eq!(minutes_run(&run), 0.0);
+        assert_eq!(stretch_minutes(None, 240.0, minutes_run(&run)), Some(240.0));
+        let ran_for = |step: u64, seconds: u64| {
+            let path = checkpoint(&run, step);
+            let mut info = read_info(&path).unwrap();
+            info.training = Some(othello_net::TrainingInfo { run_seconds: Some(seconds), ..Default::default() });
+            std::fs::write(&path, serde_json::to_string(&info).unwrap()).unwrap();
+            minutes_run(&run)
+        };
+        let ran = ran_for(22893, 6900);
+        assert_eq!(ran, 115.0);
+        assert_eq!(stretch_minutes(None, 240.0, ran), Some(125.0));
+        assert_eq!(stretch_minutes(Some(30.0), 240.0, ran), Some(30.0));
+        assert_eq!(stretch_minutes(None, 0.0, ran), Some(0.0));
+        assert_eq!(stretch_minutes(None, 115.0, ran), None);
+        assert_eq!(stretch_minutes(None, 100.0, ran), None);
+        // A second left is a stretch; less is none.
+        assert_eq!(stretch_minutes(None, 240.0, ran_for(23000, 14399)).map(|m| (m * 60.0).round()), Some(1.0));
+        assert_eq!(stretch_minutes(None, 240.0, 14399.5 / 60.0), None);
     }
 
     /// Before the trainer's first step (its random init has no losses) the line says so, and shows no NaN; then
