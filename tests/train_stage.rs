@@ -506,8 +506,8 @@ fn a_killed_main_job_leaves_no_stage_running() {
         let left = stages();
         assert!(left.is_empty(), "still running after the run was killed: {left:?}");
     };
-    // Ratings of thousands of games, so that the last one is still going when `run` is killed; the config's
-    // minutes fewer than the run has after the stretches below.
+    // Ratings of thousands of games, so that the last one is still going when `run` is killed, and the config's
+    // minutes fewer than the stretches below give the run.
     let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/ci.toml")).unwrap();
     assert!(text.contains("games = 4\n") && text.contains("minutes = 1\n"), "configs/ci.toml's keys changed here");
     let config = run.join("long-ratings.toml");

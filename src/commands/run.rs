@@ -134,6 +134,19 @@ pub fn run(o: RunOptions) -> Result<()> {
     let logs = run.logs();
     std::fs::create_dir_all(&logs).with_context(|| format!("creating {}", logs.display()))?;
     let exe = std::env::current_exe().context("finding this executable")?;
+    // Before any stage is prepared: a run that has had its minutes only rates.
+    let interrupted = Interrupted::register(run)?;
+    let ran = minutes_run(run);
+    let Some(minutes) = stretch_minutes(o.minutes, config.minutes, ran) else {
+        eprintln!(
+            "{} has run {ran:.1} minutes, the config's {}: nothing left to train (`--minutes M` trains it M minutes \
+             more); rating the newest checkpoint{}",
+            run.root().display(),
+            config.minutes,
+            final_player_clause(&config)
+        );
+        return rate_newest(run, &config, &exe, o.threads, &interrupted);
+    };
     // A stage with a niceness above 0 starts through `nice` where the system has it (every Unix does); asked only
     // when the evaluation wants it.
     let nice_found = config.eval.nice > 0 && Command::new("nice").arg("true").status().is_ok_and(|s| s.success());
@@ -167,18 +180,6 @@ pub fn run(o: RunOptions) -> Result<()> {
     let selfplay_threads = o.threads;
     let eval_nice = if nice_found { config.eval.nice } else { 0 };
     let steps = o.steps.unwrap_or(config.train.max_steps);
-    let interrupted = Interrupted::register(run)?;
-    let ran = minutes_run(run);
-    let Some(minutes) = stretch_minutes(o.minutes, config.minutes, ran) else {
-        eprintln!(
-            "{} has run {ran:.1} minutes, the config's {}: nothing left to train (`--minutes M` trains it M minutes \
-             more); rating the newest checkpoint{}",
-            run.root().display(),
-            config.minutes,
-            final_player_clause(&config)
-        );
-        return rate_newest(run, &config, &exe, o.threads, &interrupted);
-    };
     let (selfplay_arg, eval_arg) = (selfplay_threads.to_string(), eval_threads.to_string());
     let (steps_arg, minutes_arg) = (steps.to_string(), minutes.to_string());
     let mut train_args = vec!["train", "--run", run_arg, "--steps", &steps_arg];
