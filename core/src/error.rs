@@ -9,18 +9,26 @@ pub enum ParseError {
     BadSquare(String),
     #[error("bad move token '{token}' at character {at} (expected a square a1..h8 or 'pass')")]
     BadMoveToken { token: String, at: usize },
-    #[error("board string has {found} characters, expected 64 (or 36, 16) squares and the side to move")]
-    BoardLength { found: usize },
+    #[error("board string has {squares} squares{}, but a board has 64, 36 or 16 (8x8, 6x6, 4x4), then the side to move", side_hint(.side))]
+    BoardLength { squares: usize, side: Option<char> },
     #[error("bad character '{ch}' at square {index} of the board string (expected X/* black, O white, -/. empty)")]
     BoardChar { ch: char, index: usize },
     #[error("bad side to move '{0}' (expected X/B/* for black or O/W for white)")]
     BadSide(String),
-    #[error("board string is missing the side to move")]
-    MissingSide,
+    #[error("board string has {squares} squares but no side to move after them (X or O)")]
+    MissingSide { squares: usize },
+    #[error("the board has {found} squares ({size}x{size}) but the rules want {wanted} ({rules_size}x{rules_size})", found = .size * .size, wanted = .rules_size * .rules_size)]
+    BoardSize { size: u8, rules_size: u8 },
     #[error("unknown {what} '{value}' (expected one of: {expected})")]
     UnknownName { what: &'static str, value: String, expected: &'static str },
     #[error("bad score '{0}' (expected a disc difference such as +6 or -2, written <move>:<score> in .obf)")]
     BadScore(String),
+    #[error("rules '{first}' and '{second}' contradict each other")]
+    RulesContradict { first: String, second: String },
+    #[error("the preset '{0}' must come first in a rule list (it would undo the rules before it)")]
+    PresetNotFirst(String),
+    #[error("no rules given (expected a comma-separated list such as 'othello' or 'othello,6x6')")]
+    NoRules,
     #[error("discs outside the {size}x{size} board")]
     OffBoard { size: u8 },
 }
@@ -34,6 +42,10 @@ pub enum IllegalMove {
     PassWithMoves { side: crate::Color, legal: String },
     #[error("the game is already over")]
     GameOver,
+}
+
+fn side_hint(side: &Option<char>) -> String {
+    side.map_or(String::new(), |c| format!(" and the side to move '{c}'"))
 }
 
 fn legal_hint(legal: &str) -> String {

@@ -119,11 +119,15 @@ pub fn parse_ggf(text: &str) -> Vec<Result<GgfGame, GgfError>> {
         let line = text[..offset].matches('\n').count() + 1;
         let body_start = start + 2;
         match find_record_end(&rest[body_start..]) {
-            Some(end) => {
+            RecordEnd::Closed(end) => {
                 games.push(parse_record(&rest[body_start..body_start + end], line));
                 rest = &rest[body_start + end + 2..];
             }
-            None => {
+            RecordEnd::NextRecord(next) => {
+                games.push(Err(GgfError { line, message: "record not closed with ';)' before the next '(;'".into() }));
+                rest = &rest[body_start + next..];
+            }
+            RecordEnd::Missing => {
                 games.push(Err(GgfError { line, message: "record not closed with ';)'".into() }));
                 break;
             }
@@ -132,8 +136,19 @@ pub fn parse_ggf(text: &str) -> Vec<Result<GgfGame, GgfError>> {
     games
 }
 
-/// The offset of the `;)` that closes a record, skipping bracketed values (which may contain `;)`).
-fn find_record_end(s: &str) -> Option<usize> {
+/// Where a record's body ends.
+enum RecordEnd {
+    /// At the offset of its closing `;)`.
+    Closed(usize),
+    /// Unclosed: the next record's `(;` starts at this offset.
+    NextRecord(usize),
+    /// Unclosed up to the end of the text.
+    Missing,
+}
+
+/// Finds the `;)` that closes a record, skipping bracketed values (which may contain `;)` or `(;`); a `(;` outside
+/// a value first means the record was never closed, so that the next one is still read.
+fn find_record_end(s: &str) -> RecordEnd {
     let b = s.as_bytes();
     let mut i = 0;
     let mut in_value = false;
@@ -142,12 +157,13 @@ fn find_record_end(s: &str) -> Option<usize> {
             (b'\\', true) => i += 1,
             (b'[', false) => in_value = true,
             (b']', true) => in_value = false,
-            (b';', false) if b.get(i + 1) == Some(&b')') => return Some(i),
+            (b';', false) if b.get(i + 1) == Some(&b')') => return RecordEnd::Closed(i),
+            (b'(', false) if b.get(i + 1) == Some(&b';') => return RecordEnd::NextRecord(i),
             _ => {}
         }
         i += 1;
     }
-    None
+    RecordEnd::Missing
 }
 
 fn parse_record(body: &str, line: usize) -> Result<GgfGame, GgfError> {
@@ -181,8 +197,23 @@ fn parse_record(body: &str, line: usize) -> Result<GgfGame, GgfError> {
         }
     }
     let mut rules = Rules::othello();
-    if find("TY").is_some_and(|ty| ty.contains('a')) {
-        rules.objective = Objective::FewestDiscs;
+    // TY is the board size with letters for variants (`8`, `6a` for the anti-game, `8r` for a random start).
+    let ty_size = match find("TY") {
+        Some(ty) => {
+            if ty.contains('a') {
+                rules.objective = Objective::FewestDiscs;
+            }
+            let digits: String = ty.trim().chars().take_while(char::is_ascii_digit).collect();
+            match digits.parse::<u8>() {
+                Ok(size) => Some(size),
+                Err(_) if digits.is_empty() => None,
+                Err(_) => return Err(err(format!("TY: bad board size '{}'", clip(ty)))),
+            }
+        }
+        None => None,
+    };
+    if let Some(size) = ty_size {
+        rules = rules.with_size(size).map_err(|e| err(format!("TY: {e}")))?;
     }
     if let Some(bo) = find("BO") {
         let (size_text, board) = bo.trim().split_once(char::is_whitespace).unwrap_or((bo, ""));
@@ -191,6 +222,9 @@ fn parse_record(body: &str, line: usize) -> Result<GgfGame, GgfError> {
         let (pos, parsed_size) = Position::parse_board(board).map_err(|e| err(format!("BO: {e}")))?;
         if parsed_size != size {
             return Err(err(format!("BO: board of size {parsed_size} announced as {size}")));
+        }
+        if let Some(ty_size) = ty_size.filter(|&t| t != size) {
+            return Err(err(format!("TY[{ty_size}] names a board of size {ty_size}, BO one of size {size}")));
         }
         rules.start = if pos == rules.start_position() { Start::Standard } else { Start::Custom(pos) };
     }
@@ -291,5 +325,37 @@ RW[2637.09]TI[15:00//02:00]TY[8]RE[+64.000]BO[8 -------- -------- -------- ---O*
         assert!(illegal.to_string().starts_with("line 4: move 2 (f5)"), "{illegal}");
         assert!(games[4].as_ref().unwrap_err().message.contains("BO"));
         assert!(games[5].as_ref().unwrap_err().message.contains("not closed"));
+    }
+
+    #[test]
+    fn an_unclosed_record_does_not_swallow_the_next() {
+        let record = SAMPLE.trim_start_matches("1 ").trim_end();
+        let unclosed = record.trim_end_matches(";)");
+        let text = format!("{unclosed}\n{record}\n(;GM[Othello]B[f5]\n{record}\n");
+        let games = parse_ggf(&text);
+        assert_eq!(games.len(), 4, "{games:?}");
+        assert_eq!(games[0].as_ref().unwrap_err().line, 1);
+        assert!(games[0].as_ref().unwrap_err().message.contains("not closed"));
+        assert_eq!(games[1].as_ref().unwrap().line, 2);
+        assert_eq!(games[2].as_ref().unwrap_err().line, 3);
+        assert_eq!(games[3].as_ref().unwrap().line, 4);
+        // A `(;` inside a value is text, not a new record.
+        let quoted = parse_ggf("(;GM[Othello]PB[a (; b]B[f5];)");
+        assert_eq!(quoted[0].as_ref().unwrap().property("PB"), Some("a (; b"));
+    }
+
+    #[test]
+    fn the_type_and_the_board_must_agree_on_the_size() {
+        let eight = format!("BO[8 {} *]", "-".repeat(27) + "O*------*O" + &"-".repeat(27));
+        let mismatch = parse_ggf(&format!("(;GM[Othello]TY[6]{eight};)"));
+        let e = mismatch[0].as_ref().unwrap_err();
+        assert!(e.message.contains("TY[6]") && e.message.contains("size 8"), "{e}");
+        assert_eq!(parse_ggf(&format!("(;GM[Othello]TY[8]{eight};)"))[0].as_ref().unwrap().rules.size, 8);
+        // TY alone names the board: a 6x6 game without BO starts from the 6x6 start.
+        let six = parse_ggf("(;GM[Othello]TY[6a]B[d5];)");
+        let six = six[0].as_ref().unwrap();
+        assert_eq!((six.rules.size, six.rules.objective), (6, Objective::FewestDiscs));
+        assert!(six.replay().is_ok());
+        assert!(parse_ggf("(;GM[Othello]TY[7];)")[0].as_ref().unwrap_err().message.starts_with("TY"));
     }
 }

@@ -102,8 +102,15 @@ impl Position {
             65 => 8,
             37 => 6,
             17 => 4,
-            64 | 36 | 16 => return Err(ParseError::MissingSide),
-            n => return Err(ParseError::BoardLength { found: n }),
+            n => {
+                // Count the squares apart from a final side to move, so that the message says how many there were.
+                let side = cells.last().copied().filter(|c| "XxOoBbWw*".contains(*c));
+                let squares = n - usize::from(side.is_some());
+                return Err(match (n, side) {
+                    (64 | 36 | 16, None) => ParseError::MissingSide { squares },
+                    _ => ParseError::BoardLength { squares, side },
+                });
+            }
         };
         let n = size as usize * size as usize;
         let (mut black, mut white) = (0u64, 0u64);
@@ -205,11 +212,16 @@ mod tests {
     #[test]
     fn bad_board_strings_are_errors() {
         let good = "---------------------------OX------XO---------------------------";
-        assert_eq!(Position::parse_board(good), Err(ParseError::MissingSide));
-        assert!(matches!(
-            Position::parse_board(&format!("{} X", &good[3..])),
-            Err(ParseError::BoardLength { found: 62 })
-        ));
+        assert_eq!(Position::parse_board(good), Err(ParseError::MissingSide { squares: 64 }));
+        let short = Position::parse_board(&format!("{} X", &good[3..])).unwrap_err();
+        assert_eq!(short, ParseError::BoardLength { squares: 61, side: Some('X') });
+        assert!(short.to_string().starts_with("board string has 61 squares and the side to move 'X', but"), "{short}");
+        // 63 squares and a side, 65 and a side: the counts are the squares found.
+        let sixty_three = Position::parse_board(&format!("{} X", &good[1..])).unwrap_err();
+        assert_eq!(sixty_three, ParseError::BoardLength { squares: 63, side: Some('X') });
+        let sixty_five = Position::parse_board(&format!("{good}- X")).unwrap_err();
+        assert_eq!(sixty_five, ParseError::BoardLength { squares: 65, side: Some('X') });
+        assert!(sixty_five.to_string().contains("a board has 64, 36 or 16"), "{sixty_five}");
         assert!(matches!(
             Position::parse_board(&format!("{}Z X", &good[1..])),
             Err(ParseError::BoardChar { ch: 'Z', index: 63 })

@@ -266,37 +266,91 @@ impl Rules {
 const RULE_NAMES: &str = "othello, reverse (or misere), traditional (or reversi), 4x4, 6x6, 8x8, empties, \
                           mirror, empty-start, white-first, black-first, no-pass, pass, start=<board string>";
 
+/// What one item of a rule list sets, so that two items setting it differently are refused.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum RuleAttribute {
+    Size,
+    Start,
+    First,
+    Passing,
+    Scoring,
+    Objective,
+}
+
+impl RuleAttribute {
+    fn same(self, a: &Rules, b: &Rules) -> bool {
+        match self {
+            RuleAttribute::Size => a.size == b.size,
+            RuleAttribute::Start => a.start == b.start,
+            RuleAttribute::First => a.first == b.first,
+            RuleAttribute::Passing => a.passing == b.passing,
+            RuleAttribute::Scoring => a.scoring == b.scoring,
+            RuleAttribute::Objective => a.objective == b.objective,
+        }
+    }
+}
+
 impl FromStr for Rules {
     type Err = ParseError;
-    /// A comma-separated list, applied left to right: a preset (`othello`, `reverse`/`misere`,
-    /// `traditional`/`reversi`), a size (`6x6`, `size=6`), `empties` (empties to the winner), a start (`mirror`,
-    /// `empty-start`, `start=<board string>`), `white-first`/`black-first`, `no-pass`/`pass`.
+    /// A comma-separated list: a preset first if any (`othello`, `traditional`/`reversi`), then a size (`6x6`,
+    /// `size=6`), `reverse`/`misere`, `empties` (empties to the winner), a start (`mirror`, `empty-start`,
+    /// `start=<board string>`), `white-first`/`black-first`, `no-pass`/`pass`. Two items that set one thing
+    /// differently (`4x4,6x6`, `no-pass,pass`, `4x4,start=<an 8x8 board>`) contradict each other and are refused.
     fn from_str(s: &str) -> Result<Rules, ParseError> {
+        use RuleAttribute as Set;
+        if s.trim().is_empty() {
+            return Err(ParseError::NoRules);
+        }
         let mut rules = Rules::othello();
-        for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+        let mut given: Vec<(RuleAttribute, &str)> = Vec::new();
+        for (i, part) in s.split(',').map(str::trim).enumerate() {
             let lower = part.to_ascii_lowercase();
-            rules = match lower.as_str() {
-                "othello" | "standard" => Rules { size: rules.size, ..Rules::othello() },
-                "reverse" | "misere" | "anti" => Rules { objective: Objective::FewestDiscs, ..rules },
-                "traditional" | "reversi" => Rules { size: rules.size, ..Rules::traditional() },
-                "empties" | "empties-to-winner" => Rules { scoring: Scoring::EmptiesToWinner, ..rules },
-                "mirror" | "mirrored" => Rules { start: Start::Mirrored, ..rules },
-                "empty-start" => Rules { start: Start::EmptyCentre, ..rules },
-                "white-first" => Rules { first: Color::White, ..rules },
-                "black-first" => Rules { first: Color::Black, ..rules },
-                "no-pass" => Rules { passing: false, ..rules },
-                "pass" => Rules { passing: true, ..rules },
-                "4x4" | "size=4" => rules.with_size(4)?,
-                "6x6" | "size=6" => rules.with_size(6)?,
-                "8x8" | "size=8" => rules.with_size(8)?,
+            let preset = match lower.as_str() {
+                "othello" | "standard" => Some(Rules { size: rules.size, ..Rules::othello() }),
+                "traditional" | "reversi" => Some(Rules { size: rules.size, ..Rules::traditional() }),
+                _ => None,
+            };
+            if let Some(preset) = preset {
+                if i > 0 {
+                    return Err(ParseError::PresetNotFirst(part.to_string()));
+                }
+                rules = preset;
+                continue;
+            }
+            let (next, sets): (Rules, &[RuleAttribute]) = match lower.as_str() {
+                "reverse" | "misere" | "anti" => {
+                    (Rules { objective: Objective::FewestDiscs, ..rules }, &[Set::Objective])
+                }
+                "empties" | "empties-to-winner" => {
+                    (Rules { scoring: Scoring::EmptiesToWinner, ..rules }, &[Set::Scoring])
+                }
+                "mirror" | "mirrored" => (Rules { start: Start::Mirrored, ..rules }, &[Set::Start]),
+                "empty-start" => (Rules { start: Start::EmptyCentre, ..rules }, &[Set::Start]),
+                "white-first" => (Rules { first: Color::White, ..rules }, &[Set::First]),
+                "black-first" => (Rules { first: Color::Black, ..rules }, &[Set::First]),
+                "no-pass" => (Rules { passing: false, ..rules }, &[Set::Passing]),
+                "pass" => (Rules { passing: true, ..rules }, &[Set::Passing]),
+                "4x4" | "size=4" => (rules.with_size(4)?, &[Set::Size]),
+                "6x6" | "size=6" => (rules.with_size(6)?, &[Set::Size]),
+                "8x8" | "size=8" => (rules.with_size(8)?, &[Set::Size]),
                 _ if lower.starts_with("start=") => {
                     let (pos, size) = Position::parse_board(&part["start=".len()..])?;
-                    Rules { start: Start::Custom(pos), ..rules.with_size(size)? }
+                    (Rules { start: Start::Custom(pos), ..rules.with_size(size)? }, &[Set::Start, Set::Size])
                 }
                 _ => {
                     return Err(ParseError::UnknownName { what: "rule", value: part.to_string(), expected: RULE_NAMES })
                 }
             };
+            for &attribute in sets {
+                match given.iter().find(|(a, _)| *a == attribute) {
+                    Some((_, first)) if !attribute.same(&rules, &next) => {
+                        return Err(ParseError::RulesContradict { first: first.to_string(), second: part.to_string() })
+                    }
+                    Some(_) => {}
+                    None => given.push((attribute, part)),
+                }
+            }
+            rules = next;
         }
         rules.check_position(&rules.start_position())?;
         Ok(rules)
@@ -441,10 +495,31 @@ mod tests {
         let mut h8 = Rules::othello().start_position().to_board_string(8);
         h8.replace_range(63..64, "X");
         assert!(format!("start={h8}").parse::<Rules>().is_ok());
-        assert_eq!(format!("start={h8},6x6").parse::<Rules>(), Err(ParseError::OffBoard { size: 6 }));
+        assert!(matches!(format!("start={h8},6x6").parse::<Rules>(), Err(ParseError::RulesContradict { .. })));
         assert!("7x7".parse::<Rules>().is_err());
         assert!("start=XO".parse::<Rules>().is_err());
         let custom: Rules = format!("start={}", Rules::othello().start_position()).parse().unwrap();
         assert_eq!(custom.start_position(), Rules::othello().start_position());
+    }
+
+    #[test]
+    fn contradictory_or_empty_rule_lists_are_refused() {
+        let contradiction = |s: &str| match s.parse::<Rules>() {
+            Err(ParseError::RulesContradict { first, second }) => (first, second),
+            other => panic!("{s}: {other:?}"),
+        };
+        assert_eq!(contradiction("4x4,6x6"), ("4x4".into(), "6x6".into()));
+        assert_eq!(contradiction("traditional,no-pass,pass"), ("no-pass".into(), "pass".into()));
+        assert_eq!(contradiction("mirror,empty-start"), ("mirror".into(), "empty-start".into()));
+        let six = Rules::othello().with_size(6).unwrap().start_position().to_board_string(6);
+        assert_eq!(contradiction(&format!("othello,4x4,start={six}")), ("4x4".into(), format!("start={six}")));
+        assert_eq!("".parse::<Rules>(), Err(ParseError::NoRules));
+        assert_eq!(" ".parse::<Rules>(), Err(ParseError::NoRules));
+        assert!(matches!("othello,,6x6".parse::<Rules>(), Err(ParseError::UnknownName { .. })));
+        assert_eq!("no-pass,othello".parse::<Rules>(), Err(ParseError::PresetNotFirst("othello".into())));
+        // Saying one thing twice the same way, or refining a preset, is no contradiction.
+        assert_eq!("6x6,6x6".parse::<Rules>().unwrap().size, 6);
+        assert!("traditional,pass".parse::<Rules>().unwrap().passing);
+        assert_eq!(format!("6x6,start={six}").parse::<Rules>().unwrap().size, 6);
     }
 }
