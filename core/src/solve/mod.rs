@@ -328,7 +328,8 @@ impl Solver {
             salt: hash_discs(mask, variant),
             level: EXACT,
             nodes: 0,
-            next_check: CHECK_EVERY,
+            // A limit below the usual interval is checked at the limit itself.
+            next_check: CHECK_EVERY.min(limits.nodes.unwrap_or(u64::MAX)),
             node_limit: limits.nodes.unwrap_or(u64::MAX),
             deadline: limits.time.map(|t| started + t),
             aborted: false,

@@ -36,7 +36,8 @@ impl Search<'_> {
             // share of the split point is done (a share can run for minutes).
             self.hand_over_nodes();
         }
-        self.next_check = self.nodes + CHECK_EVERY;
+        let left = self.node_limit.saturating_sub(self.total_nodes());
+        self.next_check = self.nodes + CHECK_EVERY.min(left.max(1));
         if self.total_nodes() >= self.node_limit || self.deadline.is_some_and(|d| Instant::now() >= d) {
             self.aborted = true;
         }
@@ -414,6 +415,13 @@ macro_rules! search_with_kernel {
                     return pattern_probe(s, p, o, &PatternState::new(p, o), depth, alpha, beta);
                 }
                 s.nodes += 1;
+                // A probe high in the tree can take millions of nodes: the limits are checked here too.
+                if s.nodes >= s.next_check {
+                    s.check_limits();
+                }
+                if s.aborted {
+                    return 0;
+                }
                 let moves = K::moves(p, o) & s.mask;
                 if depth == 0 {
                     // Other boards and objectives: mobility, potential mobility and corners.
@@ -463,6 +471,12 @@ macro_rules! search_with_kernel {
                 beta: i32,
             ) -> i32 {
                 s.nodes += 1;
+                if s.nodes >= s.next_check {
+                    s.check_limits();
+                }
+                if s.aborted {
+                    return 0;
+                }
                 let moves = K::moves(p, o) & s.mask;
                 if moves == 0 {
                     if K::moves(o, p) & s.mask == 0 {

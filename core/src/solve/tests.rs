@@ -355,6 +355,10 @@ fn limits_give_an_honest_not_solved() {
     assert!(matches!(err, SolveError::Limit { empties: 36, .. }), "{err}");
     let err = Solver::new().solve(&rules, &pos, Mode::BestMove, limits).unwrap_err();
     assert!(matches!(err, SolveError::Limit { empties: 36, .. }), "{err}");
+    // A limit far below the interval at which limits are checked still stops the solve near it.
+    let few = Solver::new().solve(&rules, &pos, Mode::Exact, Limits { nodes: Some(1000), time: None }).unwrap_err();
+    let SolveError::Limit { nodes, .. } = few else { panic!("{few}") };
+    assert!((1000..20_000).contains(&nodes), "{nodes} nodes for a limit of 1000");
     let limits = Limits { nodes: None, time: Some(Duration::from_millis(50)) };
     assert!(Solver::new().solve(&rules, &pos, Mode::Exact, limits).is_err());
     // On two threads the limit stops the helpers too (the solve returns), and the solver then solves the next
