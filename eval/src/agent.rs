@@ -1,7 +1,7 @@
 //! The `Agent` trait and the baseline agents.
 
 use othello_core::solve::{Limits, Mode, Solver};
-use othello_core::{Game, Move, Status};
+use othello_core::{Game, Move, Rules, Status};
 use othello_selfplay::mcts::InteriorSelection;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -15,6 +15,8 @@ pub enum AgentError {
     Failed { agent: String, message: String },
     #[error("agent '{spec}': {message}")]
     Spec { spec: String, message: String },
+    #[error("{agent} plays only {own} (its checkpoint's rules), not {asked}")]
+    OtherRules { agent: String, own: Rules, asked: Rules },
 }
 
 /// The largest weight a search gives the disc margin beside the result: `score=` in a `net:` spec, and the configs'
@@ -29,11 +31,30 @@ pub trait Agent {
     fn name(&self) -> String;
     /// A legal move in `game.position()` (a pass exactly when the rules force it).
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError>;
+    /// The only rules the agent plays (a network's: those of the run that trained it), or None for any.
+    fn rules(&self) -> Option<Rules> {
+        None
+    }
+    /// An error unless the agent plays `rules`.
+    fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
+        match self.rules() {
+            Some(own) if own != *rules => Err(AgentError::OtherRules { agent: self.name(), own, asked: *rules }),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Makes the agent of `spec` once, to refuse a bad spec, or one that does not play `rules`, before any game.
+pub fn check_spec(spec: &str, rules: &Rules) -> Result<(), AgentError> {
+    agent_from_spec(spec, 0)?.check_rules(rules)
 }
 
 impl Agent for Box<dyn Agent> {
     fn name(&self) -> String {
         (**self).name()
+    }
+    fn rules(&self) -> Option<Rules> {
+        (**self).rules()
     }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         (**self).select_move(game)
@@ -56,7 +77,9 @@ impl Agent for Box<dyn Agent> {
 ///   rescales Gumbel's values by their least and greatest (`gumbel_q_rescale`); `interior`
 ///   the choice below the root, `puct` (default) or `gumbel` (Gumbel MuZero's); `model` is a checkpoint or a run
 ///   directory (its newest checkpoint);
-/// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S]`: an external program; misbehaviour forfeits;
+/// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S][,startup=S]`: an external program, S seconds a move
+///   (default 10) and its first move `startup` seconds more (default 20, for loading its tables); misbehaviour
+///   (over its time, a malformed reply, a closed pipe, an illegal move, a flood of output) forfeits;
 /// - `+endgameK` after any of them: perfect play once at most K squares are empty.
 ///
 /// A bad spec is an error naming the part at fault and what is known.
@@ -188,14 +211,16 @@ pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentErr
         }
         "engine" => {
             use crate::engine::{EngineAgent, Protocol};
-            allow(&["cmd", "protocol", "time"])?;
+            use crate::engine::{DEFAULT_MOVE_TIME, DEFAULT_STARTUP_TIME};
+            allow(&["cmd", "protocol", "time", "startup"])?;
             let protocol = match required("protocol")? {
                 "nboard" => Protocol::Nboard,
                 "gtp" => Protocol::Gtp,
                 other => return Err(bad(format!("protocol={other}: expected nboard or gtp"))),
             };
-            let time = seconds("time")?.unwrap_or(std::time::Duration::from_secs(10));
-            Box::new(EngineAgent::new(base.to_string(), required("cmd")?, protocol, time).map_err(bad)?)
+            let time = seconds("time")?.unwrap_or(DEFAULT_MOVE_TIME);
+            let startup = seconds("startup")?.unwrap_or(DEFAULT_STARTUP_TIME);
+            Box::new(EngineAgent::new(base.to_string(), required("cmd")?, protocol, time, startup).map_err(bad)?)
         }
         _ => {
             return Err(bad(format!(
@@ -361,6 +386,9 @@ impl<A: Agent> EndgameAgent<A> {
 impl<A: Agent> Agent for EndgameAgent<A> {
     fn name(&self) -> String {
         format!("{}+endgame{}", self.inner.name(), self.empties)
+    }
+    fn rules(&self) -> Option<Rules> {
+        self.inner.rules()
     }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         let pos = game.position();

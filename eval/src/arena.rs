@@ -366,20 +366,8 @@ pub fn default_anchor(rows: &[ResultRow]) -> Option<&str> {
 /// from a run directory since moved, are its checkpoints' games, and a resumed evaluation finds them played.
 pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir) {
     let mut renamed: HashMap<String, Option<String>> = HashMap::new();
-    let mut rename = |player: &str| -> Option<String> {
-        renamed
-            .entry(player.to_string())
-            .or_insert_with(|| {
-                crate::agent::spec_with_model(player, |model| {
-                    let path = Path::new(model);
-                    let own = run.models().join(path.file_name()?);
-                    let named = own.display().to_string();
-                    let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
-                    (is_checkpoint && named != model).then_some(named)
-                })
-            })
-            .clone()
-    };
+    let mut rename =
+        |player: &str| renamed.entry(player.to_string()).or_insert_with(|| checkpoint_named_under(player, run)).clone();
     for row in rows {
         let (black, white) = (rename(&row.black), rename(&row.white));
         if black.is_none() && white.is_none() {
@@ -395,6 +383,18 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir)
         row.key = key(&black, &white, first_is_black);
         (row.black, row.white) = (black, white);
     }
+}
+
+/// `player` with its checkpoint named by its path under `run`, where it names one of the run's checkpoints (a
+/// `model=` of `.../models/FILE` with RUN/models/FILE present) by another path; else None.
+fn checkpoint_named_under(player: &str, run: &othello_run::RunDir) -> Option<String> {
+    crate::agent::spec_with_model(player, |model| {
+        let path = Path::new(model);
+        let own = run.models().join(path.file_name()?);
+        let named = own.display().to_string();
+        let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
+        (is_checkpoint && named != model).then_some(named)
+    })
 }
 
 /// The two specs of a pairing in a fixed order, so that both colours of a pair share it.
@@ -459,7 +459,16 @@ impl ArenaDir {
             Ok(bytes) => {
                 let text = String::from_utf8(bytes)
                     .map_err(|_| ArenaError::File { path: path.clone(), problem: "not UTF-8".into() })?;
-                crate::endgame_oracle::parse_optimal_moves_csv(&text, &path)
+                let mut rows = crate::endgame_oracle::parse_optimal_moves_csv(&text, &path)?;
+                // As the games are read: a run's checkpoints by their path under RUN as this process names it.
+                if let Some(run) = self.owning_run() {
+                    for row in &mut rows {
+                        if let Some(named) = checkpoint_named_under(&row.player, &run) {
+                            row.player = named;
+                        }
+                    }
+                }
+                Ok(rows)
             }
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(vec![]),
             Err(e) => Err(ArenaError::File { path, problem: e.to_string() }),

@@ -34,8 +34,10 @@ pub struct GtpSession<A> {
 }
 
 impl<A: Agent> GtpSession<A> {
+    /// A session on the agent's own rules where it has them (a network's), else Othello.
     pub fn new(agent: A) -> GtpSession<A> {
-        GtpSession { agent, game: Game::new(Rules::othello()), finished: false }
+        let rules = agent.rules().unwrap_or(Rules::othello());
+        GtpSession { agent, game: Game::new(rules), finished: false }
     }
 
     pub fn game(&self) -> &Game {
@@ -83,6 +85,7 @@ impl<A: Agent> GtpSession<A> {
             "boardsize" => {
                 let size = args.first().and_then(|s| s.parse::<u8>().ok()).ok_or("boardsize needs a number")?;
                 let rules = self.game.rules.with_size(size).map_err(|_| "unacceptable size".to_string())?;
+                self.agent.check_rules(&rules).map_err(|e| format!("unacceptable size: {e}"))?;
                 self.game = Game::new(rules);
                 Ok(String::new())
             }
@@ -140,6 +143,9 @@ impl<A: Agent> LineSession for GtpSession<A> {
     fn replies(&mut self, line: &str) -> String {
         self.handle(line).unwrap_or_default()
     }
+    fn unreadable(&mut self, problem: &str) -> String {
+        format!("? {problem}\n\n")
+    }
     fn finished(&self) -> bool {
         self.finished
     }
@@ -166,6 +172,46 @@ mod tests {
         assert_eq!(s.handle("known_command genmove").unwrap(), "= true\n\n");
         assert_eq!(s.handle("boardsize 6").unwrap(), "= \n\n");
         assert_eq!(s.game().rules.size, 6);
+    }
+
+    /// Greedy play bound to 4x4 Othello, as a network trained on it is.
+    struct FourByFour(GreedyAgent);
+
+    impl Agent for FourByFour {
+        fn name(&self) -> String {
+            "four".into()
+        }
+        fn select_move(&mut self, game: &Game) -> Result<Move, crate::AgentError> {
+            self.check_rules(&game.rules)?;
+            self.0.select_move(game)
+        }
+        fn rules(&self) -> Option<Rules> {
+            Some(Rules::othello().with_size(4).unwrap())
+        }
+    }
+
+    #[test]
+    fn an_agent_bound_to_its_rules_starts_on_them_and_refuses_another_board() {
+        let mut s = GtpSession::new(FourByFour(GreedyAgent::new(1)));
+        assert_eq!(s.game().rules.size, 4);
+        let reply = s.handle("boardsize 8").unwrap();
+        assert!(reply.starts_with("? unacceptable size: four plays only othello,4x4"), "{reply}");
+        assert_eq!(s.game().rules.size, 4);
+        assert!(s.handle("genmove b").unwrap().starts_with("= "));
+        let mut n = crate::nboard::NboardSession::new(FourByFour(GreedyAgent::new(1)));
+        let eight = "(;GM[Othello]TY[8]BO[8 ---------------------------O*------*O--------------------------- *];)";
+        assert!(n.handle(&format!("set game {eight}"))[0].contains("plays only othello,4x4"));
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_answered_and_the_session_goes_on() {
+        let input = b"1 play b d3\n2 play w \xff\xfe\n3 genmove w\n".to_vec();
+        let mut output = Vec::new();
+        crate::serve::serve(GtpSession::new(GreedyAgent::new(3)), std::io::Cursor::new(input), &mut output).unwrap();
+        let replies: Vec<&str> = std::str::from_utf8(&output).unwrap().split("\n\n").collect();
+        assert_eq!(replies[0], "=1 ");
+        assert!(replies[1].starts_with("? line is not UTF-8"), "{replies:?}");
+        assert!(replies[2].starts_with("=3 ") && parse_move(&replies[2][3..]).is_some(), "{replies:?}");
     }
 
     #[test]

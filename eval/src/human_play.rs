@@ -59,7 +59,7 @@ pub fn play_against_person(
     mut game: Game,
     person: Color,
     agent: &mut dyn Agent,
-    input: impl BufRead,
+    mut input: impl BufRead,
     mut output: impl Write,
     echo: bool,
 ) -> Result<(HumanPlayEnd, Game), HumanPlayError> {
@@ -67,7 +67,7 @@ pub fn play_against_person(
     writeln!(output, "you play {person} ({}) against {name}: type a square (such as d3), undo or quit", person.char())?;
     // The length of the game at each of the person's turns, for `undo`.
     let mut turns: Vec<usize> = Vec::new();
-    let mut lines = input.lines().enumerate();
+    let mut index = 0;
     let mut show_board = true;
     let end = loop {
         if show_board {
@@ -96,11 +96,19 @@ pub fn play_against_person(
         }
         write!(output, "your move> ")?;
         output.flush()?;
-        let Some((index, line)) = lines.next() else {
+        let Some(line) = crate::serve::read_line(&mut input)? else {
             writeln!(output)?;
             break HumanPlayEnd::InputEnded;
         };
-        let line = line?;
+        index += 1;
+        let line = match line {
+            Ok(line) => line,
+            Err(problem) => {
+                writeln!(output, "input line {index}: {problem}")?;
+                show_board = false;
+                continue;
+            }
+        };
         if echo {
             writeln!(output, "{line}")?;
         }
@@ -129,7 +137,7 @@ pub fn play_against_person(
             },
             Err(complaint) => complaint,
         };
-        writeln!(output, "input line {}: {complaint}", index + 1)?;
+        writeln!(output, "input line {index}: {complaint}")?;
         show_board = false;
     };
     match end {
@@ -238,6 +246,26 @@ mod tests {
         assert!(output.ends_with(&format!("the input ended\ntranscript: {}\n", game.transcript())), "{output}");
         assert!(game.transcript().starts_with("f5d6c3"));
         assert!(output.contains("your move> c3\n"), "the line read, echoed: {output}");
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_answered_and_the_game_goes_on() {
+        let mut output = Vec::new();
+        let input = b"\xff\xfe\nf5\n".to_vec();
+        let (end, game) = play_against_person(
+            Game::new(Rules::othello()),
+            Color::Black,
+            &mut GreedyAgent::new(1),
+            &input[..],
+            &mut output,
+            false,
+        )
+        .unwrap();
+        let output = String::from_utf8(output).unwrap();
+        assert_eq!(end, HumanPlayEnd::InputEnded);
+        assert!(output.contains("input line 1: line is not UTF-8 text"), "{output}");
+        assert_eq!(game.moves()[0], "f5".parse().unwrap(), "the next line is still played");
+        assert!(output.contains("transcript: f5"), "{output}");
     }
 
     /// An agent that answers with an illegal square is stopped with an error, not played.

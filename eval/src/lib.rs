@@ -23,7 +23,9 @@ pub mod rollout_mcts;
 pub mod serve;
 pub mod sprt;
 
-pub use agent::{agent_from_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent, MAX_SCORE_UTILITY};
+pub use agent::{
+    agent_from_spec, check_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent, MAX_SCORE_UTILITY,
+};
 pub use endgame_oracle::{oracle_positions, OracleReport};
 pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;

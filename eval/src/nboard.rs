@@ -16,6 +16,14 @@ pub struct NboardSession<A> {
     pub finished: bool,
 }
 
+/// At most 40 characters of what the GUI sent, for a reply: a huge bad token is not echoed back whole.
+fn clip(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
 fn move_text(mv: Move) -> String {
     match mv {
         Move::Play(sq) => sq.to_string().to_ascii_uppercase(),
@@ -24,8 +32,10 @@ fn move_text(mv: Move) -> String {
 }
 
 impl<A: Agent> NboardSession<A> {
+    /// A session on the agent's own rules where it has them (a network's), else Othello.
     pub fn new(agent: A) -> NboardSession<A> {
-        NboardSession { agent, game: Game::new(Rules::othello()), finished: false }
+        let rules = agent.rules().unwrap_or(Rules::othello());
+        NboardSession { agent, game: Game::new(rules), finished: false }
     }
 
     pub fn game(&self) -> &Game {
@@ -45,19 +55,26 @@ impl<A: Agent> NboardSession<A> {
                 match key {
                     "game" => match parse_ggf(value).into_iter().next() {
                         Some(Ok(record)) => match record.replay() {
-                            Ok(game) => {
-                                self.game = game;
-                                vec![]
-                            }
+                            Ok(game) => match self.agent.check_rules(&game.rules) {
+                                Ok(()) => {
+                                    self.game = game;
+                                    vec![]
+                                }
+                                Err(e) => problem(format!("set game: {e}")),
+                            },
                             Err(e) => problem(format!("set game: {e}")),
                         },
                         Some(Err(e)) => problem(format!("set game: {e}")),
                         None => problem("set game: no game record".into()),
                     },
-                    // Depth and contempt do not change how these agents play.
-                    "depth" | "contempt" => match value.trim().parse::<i64>() {
+                    // Depth and contempt do not change how these agents play, but a GUI sending a bad one hears of it.
+                    "depth" => match value.trim().parse::<u32>() {
+                        Ok(1..=60) => vec![],
+                        _ => problem(format!("set depth: '{}' is not a depth from 1 to 60", clip(value))),
+                    },
+                    "contempt" => match value.trim().parse::<i64>() {
                         Ok(_) => vec![],
-                        Err(_) => problem(format!("set {key}: '{value}' is not a number")),
+                        Err(_) => problem(format!("set contempt: '{}' is not a whole number", clip(value))),
                     },
                     _ => vec![],
                 }
@@ -67,12 +84,16 @@ impl<A: Agent> NboardSession<A> {
                 match parse_move(word) {
                     Some(mv) => match self.game.push(mv) {
                         Ok(()) => vec![],
-                        Err(e) => problem(format!("move {word}: {e}")),
+                        Err(e) => problem(format!("move {}: {e}", clip(word))),
                     },
-                    None => problem(format!("move: '{word}' is not a move")),
+                    None => problem(format!("move: '{}' is not a move", clip(word))),
                 }
             }
             "go" | "hint" => {
+                // `hint N` asks for the N best moves; this engine gives its one move for any N of at least 1.
+                if command == "hint" && !matches!(rest.parse::<u32>(), Ok(1..)) {
+                    return problem(format!("hint: '{}' is not a number of moves, 1 or more", clip(rest)));
+                }
                 if self.game.is_over() {
                     return problem("the game is over".into());
                 }
@@ -82,7 +103,7 @@ impl<A: Agent> NboardSession<A> {
                     Err(e) => problem(e.to_string()),
                 }
             }
-            "ping" => vec![format!("pong {rest}")],
+            "ping" => vec![format!("pong {}", clip(rest))],
             "learn" => vec!["learned".into()],
             "quit" => {
                 self.finished = true;
@@ -97,6 +118,9 @@ impl<A: Agent> NboardSession<A> {
 impl<A: Agent> LineSession for NboardSession<A> {
     fn replies(&mut self, line: &str) -> String {
         self.handle(line).into_iter().map(|reply| reply + "\n").collect()
+    }
+    fn unreadable(&mut self, problem: &str) -> String {
+        format!("status error: {problem}\n")
     }
     fn finished(&self) -> bool {
         self.finished
@@ -130,11 +154,16 @@ mod tests {
     #[test]
     fn bad_lines_get_a_status_and_leave_the_game_alone() {
         let mut s = NboardSession::new(GreedyAgent::new(1));
-        for line in ["move Z9", "move A1", "set game (;GM[Othello]BO[8 ***];)", "set game", "set depth x"] {
+        let huge = format!("move {}", "Z".repeat(20_000_000));
+        let lines = ["move Z9", "move A1", "set game (;GM[Othello]BO[8 ***];)", "set game", "set depth x"];
+        let more = ["set depth -1", "set depth 0", "set depth 61", "set contempt x", "hint -1", "hint abc", "hint"];
+        for line in lines.into_iter().chain(more).chain([huge.as_str()]) {
             let reply = s.handle(line);
-            assert!(reply.len() == 1 && reply[0].starts_with("status error"), "{line}: {reply:?}");
-            assert!(s.game().moves().is_empty(), "{line}");
+            assert!(reply.len() == 1 && reply[0].starts_with("status error"), "{}: {reply:?}", clip(line));
+            assert!(reply[0].len() < 200, "the reply is short: {}", reply[0].len());
+            assert!(s.game().moves().is_empty(), "{}", clip(line));
         }
         assert!(s.handle("frobnicate 3").is_empty());
+        assert!(s.handle("set depth 60").is_empty() && s.handle("set contempt -3").is_empty());
     }
 }

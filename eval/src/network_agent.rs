@@ -14,21 +14,29 @@ use rand_pcg::Pcg64Mcg;
 use crate::agent::{Agent, AgentError};
 
 /// The network's evaluator for a spec's `model=` on `device`, each position seen as it is (no symmetry), so that
-/// a player's moves are a function of the position.
-fn evaluator(model: &str, device: DeviceChoice, agent: &str) -> Result<NetworkEvaluator, AgentError> {
+/// a player's moves are a function of the position; and the rules of the run that trained it (None for a network
+/// no trainer wrote).
+fn evaluator(model: &str, device: DeviceChoice, agent: &str) -> Result<(NetworkEvaluator, Option<Rules>), AgentError> {
     let fail = |message: String| AgentError::Failed { agent: agent.to_string(), message };
     let path = resolve_model(Path::new(model)).map_err(|e| fail(e.to_string()))?;
     let device = device.device().map_err(|e| fail(e.to_string()))?;
-    let (net, _) = load_model(&path, None, &device).map_err(|e| fail(e.to_string()))?;
+    let (net, info) = load_model(&path, None, &device).map_err(|e| fail(e.to_string()))?;
+    let rules = match info.training {
+        Some(training) => Some(training.rules.parse::<Rules>().map_err(|e| {
+            fail(format!("{}: bad sidecar: rules '{}': {e}", path.with_extension("json").display(), training.rules))
+        })?),
+        None => None,
+    };
     let mut evaluator = NetworkEvaluator::new(net, device, 0);
     evaluator.random_symmetry = false;
-    Ok(evaluator)
+    Ok((evaluator, rules))
 }
 
 /// The network's raw policy: the most likely legal move, or one sampled from policy^(1/temperature).
 pub struct PolicyAgent {
     name: String,
     evaluator: NetworkEvaluator,
+    rules: Option<Rules>,
     temperature: f32,
     rng: Pcg64Mcg,
 }
@@ -41,8 +49,8 @@ impl PolicyAgent {
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
-        let evaluator = evaluator(model, device, &name)?;
-        Ok(PolicyAgent { name, evaluator, temperature, rng: Pcg64Mcg::seed_from_u64(seed) })
+        let (evaluator, rules) = evaluator(model, device, &name)?;
+        Ok(PolicyAgent { name, evaluator, rules, temperature, rng: Pcg64Mcg::seed_from_u64(seed) })
     }
 
     /// The network's policy over the legal moves of `pos` (summing to 1).
@@ -62,7 +70,12 @@ impl Agent for PolicyAgent {
         self.name.clone()
     }
 
+    fn rules(&self) -> Option<Rules> {
+        self.rules
+    }
+
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
+        self.check_rules(&game.rules)?;
         if let Some(pass) = crate::agent::forced_move(game)? {
             return Ok(pass);
         }
@@ -96,6 +109,7 @@ pub const SEARCH_BATCH: usize = 8;
 pub struct NetworkMctsAgent {
     name: String,
     evaluator: NetworkEvaluator,
+    rules: Option<Rules>,
     simulations: u32,
     /// Gumbel root with this many considered moves, or PUCT.
     gumbel: Option<usize>,
@@ -116,9 +130,9 @@ impl NetworkMctsAgent {
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
-        let evaluator = evaluator(model, device, &name)?;
+        let (evaluator, rules) = evaluator(model, device, &name)?;
         let mcts = MctsConfig { root_noise: false, ..mcts };
-        Ok(NetworkMctsAgent { name, evaluator, simulations, gumbel, mcts, seed, tree: None })
+        Ok(NetworkMctsAgent { name, evaluator, rules, simulations, gumbel, mcts, seed, tree: None })
     }
 
     /// The last search's tree moved on to the game's position, or a fresh one.
@@ -148,7 +162,12 @@ impl Agent for NetworkMctsAgent {
         self.name.clone()
     }
 
+    fn rules(&self) -> Option<Rules> {
+        self.rules
+    }
+
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
+        self.check_rules(&game.rules)?;
         if let Some(pass) = crate::agent::forced_move(game)? {
             return Ok(pass);
         }
@@ -188,6 +207,32 @@ mod tests {
         let info = ModelInfo::untrained(config, 3);
         save_model(&RunDir::new(dir.path()).models(), &net, &info).unwrap();
         dir
+    }
+
+    #[test]
+    fn a_checkpoint_plays_only_its_runs_rules() {
+        let dir = tempfile::tempdir().unwrap();
+        let device = DeviceChoice::Flex.device().unwrap();
+        let config = NetConfig::new(1, 8);
+        let four = Rules::othello().with_size(4).unwrap();
+        let training = othello_net::TrainingInfo { rules: four.to_string(), ..Default::default() };
+        let info = ModelInfo { training: Some(training), ..ModelInfo::untrained(config.clone(), 5) };
+        save_model(&RunDir::new(dir.path()).models(), &config.init_seeded(&device, 7), &info).unwrap();
+        for kind in ["policy:model", "net:sims=4,model"] {
+            let spec = format!("{kind}={}", dir.path().display());
+            let mut agent = agent_from_spec(&spec, 1).unwrap();
+            assert_eq!(agent.rules(), Some(four));
+            assert!(agent.select_move(&Game::new(four)).is_ok());
+            let err = agent.select_move(&Game::new(Rules::othello())).unwrap_err().to_string();
+            assert!(err.contains("plays only othello,4x4") && err.contains("not othello,8x8"), "{err}");
+            assert!(crate::check_spec(&spec, &Rules::othello()).is_err());
+            assert!(crate::check_spec(&spec, &four).is_ok());
+        }
+        // A network no trainer wrote plays any rules.
+        let untrained = tiny_run();
+        let mut agent = agent_from_spec(&format!("policy:model={}", untrained.path().display()), 1).unwrap();
+        assert_eq!(agent.rules(), None);
+        assert!(agent.select_move(&Game::new(four)).is_ok() && agent.select_move(&Game::new(Rules::othello())).is_ok());
     }
 
     fn random_games(rules: Rules, games: u64) -> Vec<Game> {
