@@ -40,8 +40,9 @@ enum PersonColor {
 /// How the games of `arena` and `sprt` are set up.
 #[derive(clap::Args)]
 struct MatchArgs {
-    #[arg(long, default_value = "othello")]
-    rules: othello_core::Rules,
+    /// Rule variants, comma-separated (see `perft --help`; default othello; `evaluate`: the run's own).
+    #[arg(long)]
+    rules: Option<othello_core::Rules>,
     /// Seeds the openings and every agent of every game.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -55,18 +56,30 @@ struct MatchArgs {
 }
 
 impl MatchArgs {
-    fn setup(&self, threads: usize) -> Result<arena::MatchSetup> {
-        Ok(arena::MatchSetup { rules: self.rules, seed: self.seed, openings: self.opening_source()?, threads })
+    fn rules(&self) -> othello_core::Rules {
+        self.rules.unwrap_or_default()
     }
 
-    fn opening_source(&self) -> Result<othello_eval::openings::OpeningSource> {
+    fn setup(&self, threads: usize) -> Result<arena::MatchSetup> {
+        self.setup_with(self.rules(), threads)
+    }
+
+    /// The setup of games under `rules`, which a `--rules` given must agree with.
+    fn setup_with(&self, rules: othello_core::Rules, threads: usize) -> Result<arena::MatchSetup> {
+        if let Some(asked) = self.rules.filter(|asked| *asked != rules) {
+            anyhow::bail!("--rules {asked}: these games are played under {rules} (the run's config)");
+        }
+        Ok(arena::MatchSetup { rules, seed: self.seed, openings: self.opening_source(&rules)?, threads })
+    }
+
+    fn opening_source(&self, rules: &othello_core::Rules) -> Result<othello_eval::openings::OpeningSource> {
         use othello_eval::openings::{OpeningSource, Openings};
         Ok(match self.openings.as_str() {
-            "shipped" => OpeningSource::default_for(&self.rules, self.opening_plies),
+            "shipped" => OpeningSource::default_for(rules, self.opening_plies),
             "random" => OpeningSource::RandomPlies(self.opening_plies),
             path => {
                 let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("--openings {path}: {e}"))?;
-                OpeningSource::Set(Openings::parse(&text, self.rules).map_err(|e| anyhow::anyhow!("{path}: {e}"))?)
+                OpeningSource::Set(Openings::parse(&text, *rules).map_err(|e| anyhow::anyhow!("{path}: {e}"))?)
             }
         })
     }
@@ -76,6 +89,9 @@ impl MatchArgs {
 enum Command {
     /// Count the move sequences of DEPTH plies (perft).
     Perft {
+        /// Plies, at most 21: past that the count from the 8x8 start no longer fits 64 bits (and would take
+        /// centuries).
+        #[arg(value_parser = clap::value_parser!(u32).range(0..=21))]
         depth: u32,
         /// How passes and finished games count: edges (OEIS A124004), leaves (Egaroucid mode 1), no-pass (mode 2).
         #[arg(long, default_value = "leaves")]
@@ -107,8 +123,9 @@ enum Command {
         /// A transcript (`f5d6c3`) or a board string (64 squares and the side to move); empty for the start.
         #[arg(allow_hyphen_values = true)]
         position: Vec<String>,
-        #[arg(long, default_value = "othello")]
-        rules: othello_core::Rules,
+        /// Rule variants, comma-separated (see `perft --help`; default othello at the board's size).
+        #[arg(long)]
+        rules: Option<othello_core::Rules>,
     },
     /// Solve positions exactly: best moves, score, nodes and time.
     Solve {
@@ -135,12 +152,13 @@ enum Command {
         /// Give up on a position after this many nodes.
         #[arg(long)]
         nodes: Option<u64>,
-        #[arg(long, default_value = "othello")]
-        rules: othello_core::Rules,
+        /// Rule variants, comma-separated (see `perft --help`; default othello at the board's size).
+        #[arg(long)]
+        rules: Option<othello_core::Rules>,
         /// Threads: a single position is searched on all of them, sharing one table (young brothers wait); a file's
         /// positions are solved this many at a time, one thread and table each (per-position times are then those
         /// of a thread sharing the machine; with fewer positions than threads, each is searched on several).
-        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
+        #[arg(long, value_parser = thread_count, default_value_t = 1)]
         threads: usize,
         /// The transposition table's size in MB (per solver; 1 to 16384), rounded down to a power of two. The
         /// default suits the FFO suite; a position with many more empties may gain from a larger one.
@@ -167,7 +185,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Positions solved at a time, one thread each.
-        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
+        #[arg(long, value_parser = thread_count, default_value_t = 1)]
         threads: usize,
     },
     /// How often a player's moves in an arena directory's games (or a run's RUN/eval) were optimal: every position
@@ -194,7 +212,7 @@ enum Command {
         #[arg(long, default_value_t = 20)]
         max_empties: u32,
         /// Positions solved at a time, one thread each.
-        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
+        #[arg(long, value_parser = thread_count, default_value_t = 1)]
         threads: usize,
     },
     /// How often a network's most probable legal move is the move played in WTHOR games (give games it was not
@@ -304,7 +322,7 @@ enum Command {
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Threads (one solver each; default: one per core).
-        #[arg(long, value_parser = positive::<usize>)]
+        #[arg(long, value_parser = thread_count)]
         threads: Option<usize>,
     },
     /// Play self-play games into RUN/replay (resumes: games already there are not played again).
@@ -316,12 +334,13 @@ enum Command {
         #[arg(long, value_parser = worker_games, default_value_t = 64)]
         games: u64,
         /// Threads (one game each at a time).
-        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
+        #[arg(long, value_parser = thread_count, default_value_t = 1)]
         threads: usize,
         /// Worker id: give each process sharing a run directory its own.
         #[arg(long, default_value_t = 0)]
         worker: u32,
-        /// Config file (default: RUN/config.toml, else the embedded default).
+        /// Config file of a new run (default: the embedded one); a run keeps its RUN/config.toml, and a different one
+        /// is refused.
         #[arg(long)]
         config: Option<PathBuf>,
     },
@@ -334,7 +353,8 @@ enum Command {
     Run {
         #[arg(long, default_value = "runs/quickstart")]
         run: PathBuf,
-        /// Config file (default: RUN/config.toml, else the embedded quickstart).
+        /// Config file of a new run (default: the embedded quickstart); a run keeps its RUN/config.toml, and a
+        /// different one is refused.
         #[arg(long)]
         config: Option<PathBuf>,
         /// Stop at this trainer step (default: the config's max_steps; 0: no limit).
@@ -342,10 +362,10 @@ enum Command {
         steps: Option<u64>,
         /// Stop after this many minutes of this stretch (default: what the run's checkpoints leave of the config's
         /// minutes; 0: no limit).
-        #[arg(long, value_parser = not_negative)]
+        #[arg(long, value_parser = minutes)]
         minutes: Option<f64>,
         /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.
-        #[arg(long, value_parser = positive::<usize>)]
+        #[arg(long, value_parser = thread_count)]
         threads: Option<usize>,
         /// Begin a fresh run from this checkpoint's weights (a network pre-trained on WTHOR, say: `import-wthor`
         /// and `train` in a run of its own) instead of a random initialisation. The run is labelled a warm start
@@ -361,13 +381,14 @@ enum Command {
         /// Stop at this step (default: the config's max_steps; 0: no limit).
         #[arg(long)]
         steps: Option<u64>,
-        /// Stop after this many minutes, with a checkpoint of the last step.
-        #[arg(long, value_parser = not_negative)]
+        /// Stop after this many minutes, with a checkpoint of the last step (0: no limit, as for `run`).
+        #[arg(long, value_parser = minutes)]
         minutes: Option<f64>,
         /// Stop when there is nothing left to train on (the throttle or no data) instead of waiting.
         #[arg(long)]
         exit_when_starved: bool,
-        /// Config file (default: RUN/config.toml, else the embedded default).
+        /// Config file of a new run (default: the embedded one); a run keeps its RUN/config.toml, and a different one
+        /// is refused.
         #[arg(long)]
         config: Option<PathBuf>,
     },
@@ -414,7 +435,8 @@ enum Command {
     ///   mcts:sims=N (pure MCTS, random rollouts); policy:model=M[,temperature=T] (a network's raw policy);
     ///   net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,interior=puct|gumbel][,device=D] (the network
     ///   with MCTS; M a checkpoint or a run directory);
-    ///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S] (an external engine; misbehaviour forfeits);
+    ///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S][,startup=S] (an external engine, S seconds a move,
+    ///   default 10, and startup seconds more for its first, default 20; misbehaviour forfeits);
     ///   +endgameK after any of them: perfect play from K empties.
     Arena {
         #[arg(long)]
@@ -428,7 +450,7 @@ enum Command {
         /// Games per pairing (rounded up to pairs: each opening with both colours).
         #[arg(long, value_parser = positive::<u32>, default_value_t = 20)]
         games: u32,
-        #[arg(long, value_parser = positive::<usize>, default_value_t = 1)]
+        #[arg(long, value_parser = thread_count, default_value_t = 1)]
         threads: usize,
         #[command(flatten)]
         games_from: MatchArgs,
@@ -456,12 +478,13 @@ enum Command {
         /// Rate every N-th checkpoint (and the newest; watching, the newest first and the every-th one a pass).
         #[arg(long, value_parser = positive::<usize>)]
         every: Option<usize>,
-        #[arg(long, value_parser = positive::<usize>)]
+        #[arg(long, value_parser = thread_count)]
         threads: Option<usize>,
         /// Keep watching RUN/models, rating each new checkpoint (the evaluation stage of `run`).
         #[arg(long)]
         watch: bool,
-        /// Config file (default: RUN/config.toml, else the embedded default).
+        /// Config file of a new run (default: the embedded one); a run keeps its RUN/config.toml, and a different one
+        /// is refused.
         #[arg(long)]
         config: Option<PathBuf>,
         #[command(flatten)]
@@ -521,6 +544,25 @@ fn positive<T: std::str::FromStr + Default + PartialEq>(text: &str) -> Result<T,
         Ok(n) if n != T::default() => Ok(n),
         Ok(_) => Err("expected 1 or more".into()),
         Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+/// A time limit in minutes: 0 (no limit) to a year.
+fn minutes(text: &str) -> Result<f64, String> {
+    use othello_run::config_check::MAX_MINUTES;
+    match text.parse::<f64>() {
+        Ok(x) if (0.0..=MAX_MINUTES).contains(&x) => Ok(x),
+        Ok(_) => Err(format!("expected 0 (no limit) to {MAX_MINUTES} minutes (a year)")),
+        Err(_) => Err(format!("'{text}' is not a number")),
+    }
+}
+
+/// A thread count: 1 or more, at most `MAX_THREADS` (more would only fail to start, or wait on each other).
+fn thread_count(text: &str) -> Result<usize, String> {
+    use othello_run::config_check::MAX_THREADS;
+    match positive::<usize>(text)? {
+        n if n <= MAX_THREADS => Ok(n),
+        _ => Err(format!("expected at most {MAX_THREADS} threads")),
     }
 }
 
@@ -597,12 +639,30 @@ fn parse_cli(args: Vec<OsString>) -> Cli {
     Cli::parse_from(reordered)
 }
 
-fn main() -> Result<()> {
-    // Output piped into `head` and the like ends the process quietly, as it does for other Unix tools, instead of
-    // a panic in `println!` once the reader has gone.
-    sigpipe::reset();
+/// A failure is one line, `Error: ` and the error with its causes, whether or not RUST_BACKTRACE asks for a
+/// backtrace: a user's mistake is not a crash (a panic, a real bug, still shows its backtrace).
+fn main() -> std::process::ExitCode {
+    match run_command() {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("Error: {error:#}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_command() -> Result<()> {
     run::exit_with_parent();
     let cli = parse_cli(std::env::args_os().collect());
+    // Output piped into `head` and the like ends the process quietly, as it does for other Unix tools, instead of
+    // a panic in `println!` once the reader has gone. Not where an agent may be an external engine: an engine that
+    // closes its pipe would end the whole process, where it should forfeit its game.
+    if matches!(
+        cli.command,
+        Command::Perft { .. } | Command::Replay { .. } | Command::Show { .. } | Command::Solve { .. }
+    ) {
+        sigpipe::reset();
+    }
     match cli.command {
         Command::Perft { depth, convention, rules, kernel } => {
             perft_replay_show::perft(depth, convention, &rules, kernel)
@@ -689,10 +749,10 @@ fn main() -> Result<()> {
             })
         }
         Command::Evaluate { run, ladder, games, sims, every, threads, watch, config, games_from: m } => {
-            let config = run_config::RunConfig::for_run(&RunDir::new(&run), config.as_deref())?;
+            let config = run_config::RunConfig::for_existing_run(&RunDir::new(&run), config.as_deref())?;
             let eval = config.eval.clone();
             let ladder = ladder.unwrap_or(eval.ladder);
-            let setup = m.setup(threads.unwrap_or(eval.threads))?;
+            let setup = m.setup_with(config.rules()?, threads.unwrap_or(eval.threads))?;
             arena::evaluate(arena::EvaluateOptions {
                 run: &run,
                 ladder: &ladder,
@@ -735,9 +795,9 @@ fn main() -> Result<()> {
                 candidate: &candidate,
                 baseline: &baseline,
                 test,
-                rules: m.rules,
+                rules: m.rules(),
                 seed: m.seed,
-                openings: m.opening_source()?,
+                openings: m.opening_source(&m.rules())?,
                 max_pairs,
             };
             arena::sprt(options).map(drop)

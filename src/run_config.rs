@@ -5,7 +5,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use othello_core::Rules;
 use othello_net::NetConfig;
-use othello_run::config_check::{check_counts, check_numbers, NOT_NEGATIVE, POSITIVE};
+use othello_run::config_check::{check_counts, check_numbers, MINUTES, POSITIVE};
 use othello_run::RunDir;
 use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
@@ -160,7 +160,7 @@ impl RunConfig {
         let counts = [
             ("games", eval.games as u64, u64::MAX),
             ("simulations", u64::from(eval.simulations), sims),
-            ("threads", eval.threads as u64, u64::MAX),
+            ("threads", eval.threads as u64, othello_run::config_check::MAX_THREADS as u64),
             ("every", eval.every as u64, u64::MAX),
             ("gating_pairs", eval.gating_pairs, u64::MAX),
             ("final_player_simulations", eval.final_player_simulations.map_or(1, u64::from), sims),
@@ -171,7 +171,7 @@ impl RunConfig {
             "config {origin}: [eval] nice = {} (expected 0 to 19)",
             config.eval.nice
         );
-        check_numbers("", &[("minutes", config.minutes, NOT_NEGATIVE)]).map_err(in_config)?;
+        check_numbers("", &[("minutes", config.minutes, MINUTES)]).map_err(in_config)?;
         Ok(config)
     }
 
@@ -202,25 +202,42 @@ impl RunConfig {
         Ok(self.rules.parse::<Rules>()?)
     }
 
-    /// The config of a run: `explicit` if given, else the run's own `config.toml`, else the default; a run
-    /// without a config.toml gets a copy of the one used, so that every stage of the run reads the same.
+    /// The config of a run, for a stage that writes into it: the run's own `config.toml`, else `explicit`, else the
+    /// default, which a run without a config.toml gets a copy of, so that every stage of the run reads the same.
+    /// An `explicit` config that differs from the run's own is refused: a run has one config.
     pub fn for_run(run: &RunDir, explicit: Option<&Path>) -> Result<RunConfig> {
         Ok(RunConfig::text_for_run(run, explicit)?.0)
     }
 
     /// [`RunConfig::for_run`], with the config's text.
     pub fn text_for_run(run: &RunDir, explicit: Option<&Path>) -> Result<(RunConfig, String)> {
+        RunConfig::read_for_run(run, explicit, true)
+    }
+
+    /// [`RunConfig::for_run`] for a stage that only reads the run's checkpoints (the evaluation): the run directory
+    /// must exist, and a config is not written into it.
+    pub fn for_existing_run(run: &RunDir, explicit: Option<&Path>) -> Result<RunConfig> {
+        anyhow::ensure!(run.root().is_dir(), "{}: no such run directory", run.root().display());
+        Ok(RunConfig::read_for_run(run, explicit, false)?.0)
+    }
+
+    fn read_for_run(run: &RunDir, explicit: Option<&Path>, create: bool) -> Result<(RunConfig, String)> {
         let own = run.config();
-        let (text, origin) = match explicit {
-            Some(p) => (
-                std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()))?,
-                p.display().to_string(),
-            ),
-            None if own.exists() => (
-                std::fs::read_to_string(&own).with_context(|| format!("reading {}", own.display()))?,
-                own.display().to_string(),
-            ),
-            None => (DEFAULT.to_string(), "(embedded default)".to_string()),
+        let read = |p: &Path| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
+        let given = explicit.map(|p| read(p).map(|text| (text, p.display().to_string()))).transpose()?;
+        let (text, origin) = if own.exists() {
+            let own_text = read(&own)?;
+            if let Some((text, origin)) = &given {
+                anyhow::ensure!(
+                    *text == own_text,
+                    "--config {origin} differs from {}, the run's own config: a run has one config (edit that file, \
+                     or give the run a new directory)",
+                    own.display()
+                );
+            }
+            (own_text, own.display().to_string())
+        } else {
+            given.unwrap_or_else(|| (DEFAULT.to_string(), "(embedded default)".to_string()))
         };
         let config = RunConfig::parse(&text, &origin)?;
         if std::env::var_os(WARNINGS_SHOWN).is_none() {
@@ -228,7 +245,7 @@ impl RunConfig {
                 eprintln!("warning: config {origin}: {warning}");
             }
         }
-        if !own.exists() {
+        if create && !own.exists() {
             std::fs::create_dir_all(run.root()).with_context(|| format!("creating {}", run.root().display()))?;
             othello_run::write_atomic(&own, text.as_bytes()).with_context(|| format!("writing {}", own.display()))?;
         }
@@ -239,6 +256,30 @@ impl RunConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_keeps_its_own_config_and_a_reader_writes_none() {
+        let scratch = tempfile::tempdir().unwrap();
+        let run = RunDir::new(scratch.path().join("run"));
+        let (a, b) = (scratch.path().join("a.toml"), scratch.path().join("b.toml"));
+        std::fs::write(&a, "minutes = 3\n").unwrap();
+        std::fs::write(&b, "minutes = 5\n").unwrap();
+        // A reader of a run that does not exist is an error and leaves no directory behind.
+        let err = RunConfig::for_existing_run(&run, Some(&a)).unwrap_err().to_string();
+        assert!(err.contains("no such run directory"), "{err}");
+        assert!(!run.root().exists());
+        // The first stage fixes the config; the same one again is fine, another is refused, none reads it back.
+        assert_eq!(RunConfig::for_run(&run, Some(&a)).unwrap().minutes, 3.0);
+        assert_eq!(std::fs::read_to_string(run.config()).unwrap(), "minutes = 3\n");
+        assert_eq!(RunConfig::for_run(&run, Some(&a)).unwrap().minutes, 3.0);
+        let err = RunConfig::for_run(&run, Some(&b)).unwrap_err().to_string();
+        assert!(err.contains("b.toml differs from") && err.contains("the run's own config"), "{err}");
+        assert_eq!(RunConfig::for_existing_run(&run, None).unwrap().minutes, 3.0);
+        // A reader of a run without a config reads the default and writes nothing.
+        std::fs::remove_file(run.config()).unwrap();
+        assert!(RunConfig::for_existing_run(&run, None).is_ok());
+        assert!(!run.config().exists());
+    }
 
     #[test]
     fn every_shipped_config_parses() {
@@ -314,6 +355,8 @@ mod tests {
             ("[selfplay.mcts]\ndirichlet_epsilon = 2\n", "[selfplay.mcts] dirichlet_epsilon"),
             ("[eval]\nevery = 0\n", "[eval] every = 0"),
             ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
+            ("[eval]\nthreads = 2000\n", "[eval] threads = 2000 (expected at most 1024)"),
+            ("minutes = 1e300\n", "(expected 0 (no limit) to 525600 (a year))"),
             ("[eval]\nsimulations = 1000001\n", "[eval] simulations = 1000001"),
             ("[eval]\nsimulations = 0\n", "[eval] simulations = 0"),
             ("[eval]\nfinal_player_simulations = 0\n", "[eval] final_player_simulations = 0"),

@@ -284,8 +284,11 @@ fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
     let leaves =
         script(dir, "leaves.sh", "read -r l; printf '= \\n\\n'; read -r l; printf '= \\n\\n'; read -r l; exit 0");
     let broken = dir.join("broken");
-    let specs: Vec<String> =
-        [&illegal, &hangs, &leaves].iter().map(|s| format!("engine:cmd=\"{s}\",protocol=gtp,time=1")).collect();
+    let gtp_engines = [illegal.as_str(), &hangs, &leaves, "true", "cat"];
+    let mut specs: Vec<String> =
+        gtp_engines.iter().map(|s| format!("engine:cmd=\"{s}\",protocol=gtp,time=1,startup=1")).collect();
+    // An NBoard engine that exits at once, and one that floods its output.
+    specs.extend(["true", "yes"].map(|s| format!("engine:cmd=\"{s}\",protocol=nboard,time=1,startup=1")));
     let out = bin()
         .args(["arena", "--out", broken.to_str().unwrap(), "--games", "2", "--threads", "2", "--rules", "othello,6x6"])
         .args(["--gauntlet", "greedy", "--agents"])
@@ -294,14 +297,15 @@ fn engines_play_through_both_protocols_and_misbehaving_ones_forfeit() {
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let played = rows(&broken);
-    assert_eq!(played.len(), 6);
-    for (spec, reason) in specs.iter().zip(["illegal move", "over its time", "closed its pipe"]) {
+    assert_eq!(played.len(), 14);
+    let reasons = ["illegal move", "over its time", "closed its pipe", "closed its pipe", "malformed reply"];
+    for (spec, reason) in specs.iter().zip(reasons.into_iter().chain(["closed its pipe", "over its time|flooded"])) {
         let games: Vec<&Vec<String>> = played.iter().filter(|r| r[2] == *spec || r[3] == *spec).collect();
         assert_eq!(games.len(), 2);
         for r in games {
             let engine_black = r[2] == *spec;
             assert_eq!(r[8], "forfeit", "{r:?}");
-            assert!(r[9].contains(reason), "{reason}: {r:?}");
+            assert!(reason.split('|').any(|reason| r[9].contains(reason)), "{reason}: {r:?}");
             assert_eq!(r[7], if engine_black { "0" } else { "1" }, "the engine loses: {r:?}");
         }
     }

@@ -131,7 +131,7 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
     for (args, needle) in [
         (vec!["perft", "3", "--rules", "7x7"], "unknown rule '7x7'"),
         (vec!["perft", "3", "--convention", "sideways"], "unknown perft convention"),
-        (vec!["show", "zz"], "neither a board string (board string has 2 characters"),
+        (vec!["show", "zz"], "neither a board string (board string has 2 squares"),
         (vec!["show", &bad_side], "bad side to move 'Q'"),
         (vec!["replay", "--file", "/nonexistent/games.txt"], "/nonexistent/games.txt"),
         (vec!["arena", "--out", "/nonexistent", "--agents", "random", "greedy", "--games", "0"], "expected 1 or more"),
@@ -146,8 +146,8 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
         (vec!["solve", "--time=-3", "f5"], "'--time <TIME>': expected seconds, more than 0"),
         (vec!["openings", "--rules", "6x6", "--seconds", "1e300", "--out", "/nonexistent/o"], "too many seconds"),
         (vec!["bench", "net", "--seconds", "nan"], "'--seconds <SECONDS>': expected seconds, more than 0"),
-        (vec!["run", "--run", "/nonexistent", "--minutes", "inf"], "'--minutes <MINUTES>': expected a number"),
-        (vec!["train", "--run", "/nonexistent", "--minutes=-1"], "'--minutes <MINUTES>': expected a number, 0 or more"),
+        (vec!["run", "--run", "/nonexistent", "--minutes", "inf"], "'--minutes <MINUTES>': expected 0 (no limit) to"),
+        (vec!["train", "--run", "/nonexistent", "--minutes=-1"], "'--minutes <MINUTES>': expected 0 (no limit) to"),
     ] {
         let o = run(&args, "");
         let err = String::from_utf8_lossy(&o.stderr);

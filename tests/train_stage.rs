@@ -361,27 +361,60 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(!stderr.contains("solving"), "{stderr}");
     assert!(String::from_utf8_lossy(&out.stdout).contains("against the solver"));
     assert_eq!(std::fs::read_to_string(eval.optimal_moves_csv()).unwrap(), csv);
-    // Other positions (fewer of them): no record is reused, every player is asked again.
+    // A copy of the run, one checkpoint of it damaged: its games and records are the copy's (the records keyed by
+    // the checkpoint's path under the run), nothing is asked again, and no record is lost.
+    let copy = run.with_extension("copy");
+    assert!(std::process::Command::new("cp").arg("-a").arg(run).arg(&copy).status().unwrap().success());
+    let copied = RunDir::new(&copy);
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(copied.models().join("model-000000120.bpk"))
+        .unwrap()
+        .set_len(1000)
+        .unwrap();
+    let out = bin().args(["evaluate", "--run", copy.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(!stderr.contains("positions each") && !stderr.contains("left out"), "{stderr}");
+    let copied_records = ArenaDir::new(copied.eval()).read_optimal_moves().unwrap();
+    assert_eq!(copied_records.len(), players.len(), "{copied_records:?}");
+    let damaged = copied_records.iter().find(|r| r.player.contains("model-000000120")).expect("step 120's record");
+    assert!(damaged.player.contains(copy.to_str().unwrap()), "named under the copy: {}", damaged.player);
+    std::fs::remove_dir_all(&copy).unwrap();
+    // A mistyped run directory is an error, and nothing is written there.
+    let typo = run.with_extension("typo");
+    let out = bin().args(["evaluate", "--run", typo.to_str().unwrap()]).output().unwrap();
+    assert!(!out.status.success() && String::from_utf8_lossy(&out.stderr).contains("no such run directory"));
+    assert!(!typo.exists());
+    // Rules other than the run's are refused, not ignored.
+    let out = bin().args(["evaluate", "--run", run.to_str().unwrap(), "--rules", "othello"]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("--rules othello,8x8: these games are played under othello,4x4"));
+    // Another config given to a run that has its own is refused: the run's config.toml is the one truth.
     let fewer = run.join("fewer-positions.toml");
     let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&fewer, text + "optimal_moves_positions = 10\n").unwrap();
+    std::fs::write(&fewer, text.clone() + "optimal_moves_positions = 10\n").unwrap();
     let out =
         bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", fewer.to_str().unwrap()]).output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && stderr.contains("the run's own config"), "{stderr}");
+    // Other positions (fewer of them), set in the run's config: no record of them is stored, every player is asked
+    // again; the records of the earlier positions are kept.
+    std::fs::write(dir.config(), text + "optimal_moves_positions = 10\n").unwrap();
+    let out = bin().args(["evaluate", "--run", run.to_str().unwrap()]).output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
     assert!(stderr.contains(&format!("{} players, 10 positions each", players.len())), "{stderr}");
-    let again = eval.read_optimal_moves().unwrap();
-    assert!(again.len() == players.len() && again.iter().all(|r| r.report.positions == 10), "{again:?}");
+    let again: Vec<_> = eval.read_optimal_moves().unwrap().into_iter().filter(|r| r.report.positions == 10).collect();
+    assert_eq!(again.len(), players.len(), "{again:?}");
+    assert_eq!(eval.read_optimal_moves().unwrap().len(), 2 * players.len(), "the earlier records kept");
     // The positions' values are stored beside the records (the header and one line each): asked again without the
     // records, every player answers and nothing is solved; a damaged file is named and solved again.
     let fixed = std::fs::read_to_string(eval.fixed_positions_csv()).unwrap();
     assert_eq!(fixed.lines().count(), 11, "{fixed}");
     std::fs::remove_file(eval.optimal_moves_csv()).unwrap();
     let evaluate_fewer = || {
-        let out = bin()
-            .args(["evaluate", "--run", run.to_str().unwrap(), "--config", fewer.to_str().unwrap()])
-            .output()
-            .unwrap();
+        let out = bin().args(["evaluate", "--run", run.to_str().unwrap()]).output().unwrap();
         let stderr = String::from_utf8_lossy(&out.stderr).to_string();
         assert!(out.status.success(), "{stderr}");
         assert!(stderr.contains(&format!("{} players, 10 positions each", players.len())), "{stderr}");
@@ -399,11 +432,10 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     // The final player: the newest checkpoint rated once more with a search of its own, against the same
     // checkpoint with the evaluation's search and the ladder (from the rung nearest that checkpoint), and put to
     // the same positions beside every player; evaluated again, nothing is played or asked.
-    let final_config = run.join("final-player.toml");
-    let text = std::fs::read_to_string(&fewer).unwrap();
-    std::fs::write(&final_config, text + "final_player_simulations = 32\n").unwrap();
+    let text = std::fs::read_to_string(dir.config()).unwrap();
+    std::fs::write(dir.config(), text + "final_player_simulations = 32\n").unwrap();
     let evaluate_final = || {
-        let args = ["evaluate", "--run", run.to_str().unwrap(), "--config", final_config.to_str().unwrap()];
+        let args = ["evaluate", "--run", run.to_str().unwrap()];
         let out = bin().args(args).output().unwrap();
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     };
@@ -446,19 +478,15 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     for name in &older {
         std::fs::rename(dir.models().join(name), aside.join(name)).unwrap();
     }
-    let out = bin()
-        .args(["evaluate", "--run", run.to_str().unwrap(), "--config", config.to_str().unwrap()])
-        .output()
-        .unwrap();
+    std::fs::copy(&config, dir.config()).unwrap();
+    let out = bin().args(["evaluate", "--run", run.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     for name in &older {
         std::fs::rename(aside.join(name), dir.models().join(name)).unwrap();
     }
-    let gated = run.join("gated.toml");
     let text = std::fs::read_to_string(&config).unwrap();
-    std::fs::write(&gated, text + "gating = true\ngating_pairs = 6\n").unwrap();
-    let out =
-        bin().args(["evaluate", "--run", run.to_str().unwrap(), "--config", gated.to_str().unwrap()]).output().unwrap();
+    std::fs::write(dir.config(), text + "gating = true\ngating_pairs = 6\n").unwrap();
+    let out = bin().args(["evaluate", "--run", run.to_str().unwrap()]).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let mut expected = "model-000000000.json".to_string();
     for step in [40, 80, 120] {
@@ -707,7 +735,7 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
     let out = warm_run(other, &wider);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("model-000000010"), "{stderr}");
-    let out = warm_run(source_run, &config);
+    let out = warm_run(source_run, &RunDir::new(source_run).config());
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("checkpoints of its own"), "{stderr}");
 }

@@ -34,6 +34,14 @@ pub const POSITIVE: Range = Range { within: |x| x > 0.0 && x.is_finite(), expect
 pub const NOT_NEGATIVE: Range = Range { within: |x| x >= 0.0 && x.is_finite(), expected: "0 or more" };
 pub const SHARE: Range = Range { within: |x| (0.0..=1.0).contains(&x), expected: "0 to 1" };
 pub const FINITE: Range = Range { within: f64::is_finite, expected: "a number" };
+/// A run's or a stage's time in minutes: 0 (no limit) to a year.
+pub const MINUTES: Range =
+    Range { within: |x| (0.0..=MAX_MINUTES).contains(&x), expected: "0 (no limit) to 525600 (a year)" };
+
+/// The longest time limit in minutes (a year): a larger one is a typo, not a plan.
+pub const MAX_MINUTES: f64 = 525_600.0;
+/// The most threads a stage or command takes: beyond any machine's use, short of what fails to start.
+pub const MAX_THREADS: usize = 1024;
 
 /// An `f32` key's value as the `f64` its config text spelled, so that an error shows `1.1`, not
 /// `1.100000023841858`.

@@ -39,6 +39,9 @@ pub struct Progress {
     pub network_evaluations: AtomicU64,
     /// Games already in the replay directory when the worker started.
     pub resumed: AtomicU64,
+    /// Shards of the replay directory that could not be read when the worker started (their games, if this
+    /// worker's, are played again), for the caller to name; taken as it reports them.
+    pub unreadable: Mutex<Vec<ShardError>>,
 }
 
 /// What to play.
@@ -86,12 +89,14 @@ impl Evaluator for Counting<'_> {
 pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, WorkerError> {
     let device = opts.config.device.device()?;
     let replay = opts.run.replay();
-    let done = games_on_disk(&replay, opts.worker);
+    let (done, unreadable) = games_on_disk(&replay, opts.worker);
+    progress.unreadable.lock().unwrap_or_else(|e| e.into_inner()).extend(unreadable);
     progress.resumed.store(done.len() as u64, Ordering::Relaxed);
     let next = Mutex::new(0u64);
     let written = Mutex::new(Vec::new());
     let failure: Mutex<Option<WorkerError>> = Mutex::new(None);
-    let threads = opts.threads.max(1);
+    // No more threads than games: the others would only start and stop.
+    let threads = opts.threads.min(usize::try_from(opts.games).unwrap_or(usize::MAX)).max(1);
     std::thread::scope(|scope| {
         for thread in 0..threads {
             let (done, next, written, failure, replay, device) = (&done, &next, &written, &failure, &replay, &device);
@@ -227,13 +232,13 @@ fn shard_name(worker: u32, thread: usize, shard: &Shard) -> String {
     format!("w{worker:04}-t{thread:02}-g{first:06}-{}-{nanos}.npz", std::process::id())
 }
 
-/// The game ids of `worker` already in the replay directory (unreadable shards are skipped).
-fn games_on_disk(replay: &Path, worker: u32) -> std::collections::HashSet<u64> {
+/// The game ids of `worker` already in the replay directory, and the shards that could not be read.
+fn games_on_disk(replay: &Path, worker: u32) -> (std::collections::HashSet<u64>, Vec<ShardError>) {
     if !replay.exists() {
         return Default::default();
     }
-    let (shards, _bad) = read_shards(replay);
-    shards.iter().flat_map(|(_, s)| s.game.iter().copied()).filter(|g| g >> 32 == worker as u64).collect()
+    let (shards, bad) = read_shards(replay);
+    (shards.iter().flat_map(|(_, s)| s.game.iter().copied()).filter(|g| g >> 32 == worker as u64).collect(), bad)
 }
 
 #[cfg(test)]

@@ -45,7 +45,7 @@ pub fn arena(o: ArenaOptions) -> Result<()> {
         }
     }
     for spec in &agents {
-        othello_eval::agent_from_spec(spec, 0)?;
+        othello_eval::check_spec(spec, &o.setup.rules)?;
     }
     let all = schedule(&agents, o.gauntlet, o.games)?;
     play_scheduled(o.out, &all, &o.setup)?;
@@ -202,7 +202,7 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
     let run = othello_run::RunDir::new(o.run);
     anyhow::ensure!(!o.ladder.is_empty(), "the evaluation's ladder names no player ([eval] ladder, --ladder)");
     for spec in o.ladder {
-        othello_eval::agent_from_spec(spec, 0)?;
+        othello_eval::check_spec(spec, &o.setup.rules)?;
     }
     let mut rated = 0;
     let search = o.search.spec(o.simulations);
@@ -236,14 +236,16 @@ pub fn evaluate(mut o: EvaluateOptions) -> Result<()> {
             models.iter().map(|m| first_rows.get(checkpoint_spec(m, &search).as_str()).copied()).collect();
         let chosen;
         (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, &begun);
-        // The run's own rules, where its checkpoints record them.
+        // The run's checkpoints must be of the rules its config names.
         if let Some(rules) = othello_net::read_info(&models[last]).ok().and_then(|i| i.training).map(|t| t.rules) {
             let rules: Rules =
                 rules.parse().map_err(|e| anyhow::anyhow!("{}: rules '{rules}': {e}", models[last].display()))?;
-            if rules != o.setup.rules {
-                o.setup.openings = OpeningSource::default_for(&rules, 4);
-                o.setup.rules = rules;
-            }
+            anyhow::ensure!(
+                rules == o.setup.rules,
+                "{} was trained on {rules}, but the run's config names {}",
+                models[last].display(),
+                o.setup.rules
+            );
         }
         if o.ladder.len() >= 2 {
             play_scheduled(&run.eval(), &schedule(o.ladder, None, o.games)?, &o.setup)?;
@@ -581,7 +583,7 @@ fn ask_the_new_players(
         }
     }
     if !asked.is_empty() {
-        eprintln!("{}", against_solver.store(&records)?);
+        eprintln!("{}", against_solver.store()?);
     }
     Ok(Some(records))
 }
@@ -703,7 +705,7 @@ pub fn sprt(o: SprtOptions) -> Result<Decision> {
     use othello_eval::sprt::pair_category;
     anyhow::ensure!(o.candidate != o.baseline, "the candidate and the baseline are the same agent");
     for spec in [o.candidate, o.baseline] {
-        othello_eval::agent_from_spec(spec, 0)?;
+        othello_eval::check_spec(spec, &o.rules)?;
     }
     let dir = ArenaDir::new(o.out);
     dir.repair()?;

@@ -4,6 +4,7 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result};
+use othello_eval::Agent;
 
 pub fn nboard(agent: &str, seed: u64) -> Result<()> {
     let agent = othello_eval::agent_from_spec(agent, seed)?;
@@ -21,6 +22,7 @@ pub fn gtp(agent: &str, seed: u64) -> Result<()> {
 
 pub fn play(agent: &str, person: othello_core::Color, from: &str, rules: othello_core::Rules, seed: u64) -> Result<()> {
     let mut agent = othello_eval::agent_from_spec(agent, seed)?;
+    agent.check_rules(&rules)?;
     let game = othello_core::Game::from_transcript(rules, from).with_context(|| format!("--from {from}"))?;
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();

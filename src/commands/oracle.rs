@@ -116,6 +116,8 @@ pub struct FixedPositions {
     /// Its [`position_set_name`]: stored records of it are of these positions.
     set: String,
     records: BTreeMap<String, othello_eval::OracleReport>,
+    /// Stored records of other positions (an earlier set, drawn under other settings): kept, never deleted.
+    others: Vec<OptimalMovesRow>,
 }
 
 impl FixedPositions {
@@ -133,7 +135,8 @@ impl FixedPositions {
         }
         let set = position_set_name(&positions);
         let store = othello_eval::arena::ArenaDir::new(dir).fixed_positions_csv();
-        Ok(Some(FixedPositions { positions, solutions: None, store, set, records: BTreeMap::new() }))
+        let (records, others) = (BTreeMap::new(), Vec::new());
+        Ok(Some(FixedPositions { positions, solutions: None, store, set, records, others }))
     }
 
     /// Finds the positions' exact values once: those an earlier process stored for these positions (a file that
@@ -171,9 +174,14 @@ impl FixedPositions {
     }
 
     /// Takes the records in `stored` that count these positions: those players are not asked again.
+    /// The others are kept as they are, to be stored again.
     pub fn reuse(&mut self, stored: Vec<OptimalMovesRow>) {
-        for row in stored.into_iter().filter(|row| row.position_set == self.set) {
-            self.records.insert(row.player, row.report);
+        for row in stored {
+            if row.position_set == self.set {
+                self.records.insert(row.player, row.report);
+            } else {
+                self.others.push(row);
+            }
         }
     }
 
@@ -253,9 +261,14 @@ impl RunOptimalMoves {
         Ok(Some((fixed.rows(&specs), asked)))
     }
 
-    /// [`store_every_player`] in RUN/eval.
-    pub fn store(&self, records: &[OptimalMovesRow]) -> Result<String> {
-        store_every_player(&self.eval, records)
+    /// [`store_every_player`] in RUN/eval: every record of these positions, whether or not its player is in the
+    /// games now (a checkpoint since removed keeps its record), and the stored records of other positions.
+    pub fn store(&self) -> Result<String> {
+        let Some(fixed) = &self.fixed else { return Ok(String::new()) };
+        let players: Vec<String> = fixed.records.keys().cloned().collect();
+        let mut rows = fixed.rows(&players);
+        rows.extend(fixed.others.iter().cloned());
+        store_every_player(&self.eval, &rows)
     }
 }
 

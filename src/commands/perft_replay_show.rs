@@ -100,7 +100,8 @@ pub fn replay(file: Option<&Path>, ggf: bool, wthor: &[PathBuf], rules: Rules) -
         }
     }
     out.flush()?;
-    eprintln!("{} games, {} errors, {} unfinished", tally.games, tally.errors, tally.unfinished);
+    let errors = format!("{} error{}", tally.errors, super::plural(tally.errors));
+    eprintln!("{} game{}, {errors}, {} unfinished", tally.games, super::plural(tally.games), tally.unfinished);
     // Every game and unreadable file has its line; the exit status tells a script that some of them are errors.
     let mut faults = Vec::new();
     if tally.errors > 0 {
@@ -124,7 +125,7 @@ fn read_input(file: Option<&Path>) -> Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
-pub fn show(text: &str, rules: Rules) -> Result<()> {
+pub fn show(text: &str, rules: Option<Rules>) -> Result<()> {
     let (pos, rules) = parse_position(text, rules)?;
     rules.check_position(&pos)?;
     println!("{}", pos.pretty(rules.size, rules.legal_moves(&pos)));

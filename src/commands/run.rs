@@ -194,10 +194,10 @@ pub fn run(o: RunOptions) -> Result<()> {
     };
     let mut stages = Stages(vec![]);
     let selfplay = ["selfplay", "--run", run_arg, "--games", "0", "--threads", &selfplay_arg];
-    stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, "selfplay", 0)?));
-    stages.0.push(("the trainer", spawn(&train_args, 1, "train", 0)?));
+    stages.0.push(("self-play", spawn(&selfplay, selfplay_threads, STAGE_LOGS[0], 0)?));
+    stages.0.push(("the trainer", spawn(&train_args, 1, STAGE_LOGS[1], 0)?));
     let evaluate = ["evaluate", "--run", run_arg, "--watch", "--threads", &eval_arg];
-    stages.0.push(("evaluation", spawn(&evaluate, 1, "eval", eval_nice)?));
+    stages.0.push(("evaluation", spawn(&evaluate, 1, STAGE_LOGS[2], eval_nice)?));
     eprintln!(
         "run {}: self-play on {selfplay_threads} thread{}, the trainer, evaluation on {eval_threads} at nice {eval_nice}; \
          {}; logs in {}",
@@ -224,9 +224,15 @@ pub fn run(o: RunOptions) -> Result<()> {
         let mut failed = None;
         for (i, (name, child)) in stages.0.iter_mut().enumerate() {
             if let Some(status) = child.try_wait()? {
-                // The trainer finishing its steps is the normal end; anything else stopping is a failure.
-                failed =
-                    Some(if i == 1 && status.success() { Ok(()) } else { Err(format!("{name} stopped: {status}")) });
+                // The trainer finishing its steps is the normal end; anything else stopping is a failure, told with
+                // the stage's own error.
+                failed = Some(if i == 1 && status.success() {
+                    Ok(())
+                } else {
+                    let log = run.stage_log(STAGE_LOGS[i]);
+                    let error = last_error(&log).map_or(String::new(), |e| format!(": {e}"));
+                    Err(format!("{name} stopped ({status}){error} ({})", log.display()))
+                });
             }
         }
         if let Some(result) = failed {
@@ -292,6 +298,16 @@ pub fn run(o: RunOptions) -> Result<()> {
         final_player_clause(&config)
     );
     rate_newest(run, &config, &exe, o.threads, &interrupted)
+}
+
+/// The logs of the stages, in the order they are started (`RunDir::stage_log`).
+const STAGE_LOGS: [&str; 3] = ["selfplay", "train", "eval"];
+
+/// The last error a stage's log holds (the `Error: ...` line its exit printed), if any.
+fn last_error(log: &Path) -> Option<String> {
+    let text = std::fs::read(log).ok()?;
+    let tail = String::from_utf8_lossy(&text[text.len().saturating_sub(1 << 16)..]).into_owned();
+    tail.lines().rev().find_map(|line| line.strip_prefix("Error: ")).map(|e| e.trim().to_string())
 }
 
 /// ", then the final player (its N-simulation search)" where the config has one, else nothing.
@@ -602,6 +618,25 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearche
 mod tests {
     use super::*;
     use std::path::PathBuf;
+
+    /// A stage's failure is told with its own error, causes included, as its `main` wrote it to the log.
+    #[test]
+    fn a_stage_log_gives_back_its_last_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("train.log");
+        let disk = std::io::Error::from_raw_os_error(28);
+        let error = anyhow::Error::new(disk).context("writing runs/a/models/model-000000100.bpk");
+        // What `main` prints on its way out.
+        let text = format!("step 90 loss 1.2\nError: old\nstep 100\nError: {error:#}\n");
+        std::fs::write(&log, text).unwrap();
+        let told = last_error(&log).unwrap();
+        assert!(told.starts_with("writing runs/a/models/model-000000100.bpk: No space left on device"), "{told}");
+        std::fs::write(&log, "Error: the trainer's config: bad key\n").unwrap();
+        assert_eq!(last_error(&log).as_deref(), Some("the trainer's config: bad key"));
+        std::fs::write(&log, "no error here\n").unwrap();
+        assert_eq!(last_error(&log), None);
+        assert_eq!(last_error(&dir.path().join("missing.log")), None);
+    }
 
     /// Writes the sidecar of a checkpoint of `step`: all that `Status` reads of a checkpoint.
     fn checkpoint(run: &RunDir, step: u64) -> PathBuf {

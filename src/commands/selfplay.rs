@@ -57,8 +57,13 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
     let result = std::thread::scope(|s| {
         let handle = s.spawn(|| worker::run(&opts, &progress));
         let mut last_line = Instant::now();
+        let mut unreadable = 0;
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(250));
+            for bad in progress.unreadable.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+                bar.suspend(|| eprintln!("warning: skipping an unreadable shard (its games are played again): {bad}"));
+                unreadable += 1;
+            }
             let done = progress.resumed.load(Ordering::Relaxed) + progress.games.load(Ordering::Relaxed);
             bar.set_position(done);
             bar.set_message(rates());
@@ -68,12 +73,21 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
                 last_line = Instant::now();
             }
         }
-        handle.join().expect("the worker thread does not panic")
+        for bad in progress.unreadable.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
+            eprintln!("warning: skipping an unreadable shard (its games are played again): {bad}");
+            unreadable += 1;
+        }
+        (handle.join().expect("the worker thread does not panic"), unreadable)
     });
     bar.finish();
+    let (result, unreadable) = result;
     let shards = result?;
+    let skipped = match unreadable {
+        0 => String::new(),
+        n => format!(", {n} unreadable shards skipped"),
+    };
     eprintln!(
-        "{} games played ({} already in {}), {} shards written in {:.1} s: {}",
+        "{} games played ({} already in {}{skipped}), {} shards written in {:.1} s: {}",
         progress.games.load(Ordering::Relaxed),
         progress.resumed.load(Ordering::Relaxed),
         run.replay().display(),

@@ -9,7 +9,7 @@ use othello_core::problem::Problem;
 use othello_core::solve::{solve_many, Limits, Mode, Progress, Solution, SolveError, Solver, Stage};
 use othello_core::{Move, Position, Rules};
 
-use crate::input::parse_position;
+use crate::input::{parse_position, rules_for_board};
 
 /// How `solve` searches, from its flags.
 pub struct SolveOptions {
@@ -30,7 +30,7 @@ impl SolveOptions {
 }
 
 /// `solve`: one position from the command line, or every line of a problem file (on `threads` threads).
-pub fn run(text: &str, file: Option<&Path>, rules: Rules, options: SolveOptions) -> Result<()> {
+pub fn run(text: &str, file: Option<&Path>, rules: Option<Rules>, options: SolveOptions) -> Result<()> {
     let SolveOptions { mode, limits, threads, .. } = options;
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;
@@ -51,7 +51,7 @@ pub fn run(text: &str, file: Option<&Path>, rules: Rules, options: SolveOptions)
     let mut lines = Vec::new();
     for (n, line) in content.lines().enumerate() {
         let Some(problem) = Problem::parse(line) else { continue };
-        let parsed = problem.map_err(anyhow::Error::from).and_then(|p| Ok((rules.with_size(p.size)?, p)));
+        let parsed = problem.map_err(anyhow::Error::from).and_then(|p| Ok((rules_for_board(rules, p.size)?, p)));
         lines.push((format!("line {}", n + 1), parsed));
     }
     let jobs: Vec<(Rules, Position)> =

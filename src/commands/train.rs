@@ -32,8 +32,8 @@ pub fn run(
         config_hash: fingerprint(&text),
         device,
         exit_when_starved,
-        // A deadline beyond what an `Instant` holds is none.
-        deadline: minutes.and_then(|m| {
+        // 0 minutes is no limit, as for `run` and the config; a deadline beyond what an `Instant` holds is none.
+        deadline: minutes.filter(|m| *m > 0.0).and_then(|m| {
             std::time::Instant::now().checked_add(std::time::Duration::try_from_secs_f64(60.0 * m).ok()?)
         }),
     };
