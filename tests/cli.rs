@@ -1,31 +1,17 @@
 //! End-to-end tests of the `othello-zero` command line against independent truths: the published perft table,
 //! the WTHOR database's stored scores, the rules' documented facts.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::{Output, Stdio};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_othello-zero"))
-}
+mod common;
+use common::{bin, shared};
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    child.stdin.take().unwrap().write_all(stdin.as_bytes()).unwrap();
-    child.wait_with_output().unwrap()
+    common::run_with(args, stdin.as_bytes())
 }
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn shared(path: &str) -> std::path::PathBuf {
-    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared").join(path)
 }
 
 #[test]

@@ -3,34 +3,12 @@
 //! answer is one clear line naming the input at fault, and the process goes on or ends cleanly, never a panic.
 //! (A copied run keeping its records is in `train_stage.rs`, beside the trained run it needs.)
 
-use std::io::Write;
-use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use othello_run::RunDir;
 
 mod common;
-use common::{bin, csv_records, temp_run};
-
-/// The command's output with `input` (bytes, not necessarily UTF-8) on its standard input.
-fn run_with(args: &[&str], input: &[u8]) -> Output {
-    let mut child = bin()
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("the binary runs");
-    let mut stdin = child.stdin.take().unwrap();
-    let input = input.to_vec();
-    // Written from a thread of its own: a long input must not block on a full output pipe.
-    let writer = std::thread::spawn(move || {
-        let _ = stdin.write_all(&input);
-    });
-    let out = child.wait_with_output().unwrap();
-    writer.join().unwrap();
-    out
-}
+use common::{bin, csv_records, run_with, temp_run};
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -1,8 +1,9 @@
 //! Helpers shared by the end-to-end tests.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 pub fn bin() -> Command {
@@ -59,4 +60,24 @@ pub fn python_env() -> PathBuf {
 pub fn csv_records(text: &str) -> Vec<Vec<String>> {
     let mut reader = csv::ReaderBuilder::new().flexible(true).from_reader(text.as_bytes());
     reader.records().map(|record| record.unwrap().iter().map(str::to_string).collect()).collect()
+}
+
+/// The command's output with `input` (bytes, not necessarily UTF-8) on its standard input.
+pub fn run_with(args: &[&str], input: &[u8]) -> Output {
+    let mut child = bin()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary runs");
+    let mut stdin = child.stdin.take().unwrap();
+    let input = input.to_vec();
+    // Written from a thread of its own: a long input must not block on a full output pipe.
+    let writer = std::thread::spawn(move || {
+        let _ = stdin.write_all(&input);
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    out
 }
