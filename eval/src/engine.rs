@@ -31,6 +31,8 @@ const MAX_LINE_BYTES: usize = 64 * 1024;
 const MAX_LINES_PER_MOVE: u32 = 100_000;
 /// Lines read ahead of the arena: the reader waits past this, so that a flooding engine is held back.
 const LINES_BUFFERED: usize = 1024;
+/// How much of an engine's text a forfeit's reason quotes.
+const ENGINE_TEXT: usize = 80;
 
 /// A running engine: its input, and its output lines arriving on a channel (read by a thread of its own, so
 /// that a silent engine cannot block the arena).
@@ -164,10 +166,10 @@ impl EngineAgent {
             let reply = if let Some(rest) = line.strip_prefix('=') {
                 Ok(rest.trim_start_matches(|c: char| c.is_ascii_digit()).trim().to_string())
             } else if let Some(rest) = line.strip_prefix('?') {
-                Err(self.fail(format!("refused '{command}': {}", clip(rest.trim()))))
+                Err(self.fail(format!("refused '{command}': {}", clip(rest.trim(), ENGINE_TEXT))))
             } else {
                 // No empty line is waited for: what follows a malformed reply is not a reply either.
-                return Err(self.fail(format!("malformed reply to '{command}': '{}'", clip(line))));
+                return Err(self.fail(format!("malformed reply to '{command}': '{}'", clip(line, ENGINE_TEXT))));
             };
             // The empty line that ends every reply.
             let _ = self.receive(deadline)?;
@@ -192,7 +194,8 @@ impl EngineAgent {
         self.told = history.to_vec();
         let colour = color_name(game.position().side);
         let reply = self.gtp(&format!("genmove {colour}"), deadline)?;
-        let mv = parse_move(&reply).ok_or_else(|| self.fail(format!("malformed move '{}'", clip(&reply))))?;
+        let mv =
+            parse_move(&reply).ok_or_else(|| self.fail(format!("malformed move '{}'", clip(&reply, ENGINE_TEXT))))?;
         // The engine has played it on its board.
         self.told.push(mv);
         Ok(mv)
@@ -217,7 +220,8 @@ impl EngineAgent {
             let Some(rest) = line.trim().strip_prefix("===") else { continue };
             // `=== F5/1.5/0.2` (the protocol) or `=== f5 1.50 0.2` (Edax).
             let word = rest.trim().split(['/', ' ']).next().unwrap_or("");
-            return parse_move(word).ok_or_else(|| self.fail(format!("malformed move '{}'", clip(line.trim()))));
+            return parse_move(word)
+                .ok_or_else(|| self.fail(format!("malformed move '{}'", clip(line.trim(), ENGINE_TEXT))));
         }
     }
 }
@@ -264,9 +268,9 @@ fn move_name(mv: Move) -> String {
     }
 }
 
-/// At most 80 characters of an engine's text, for a message.
-fn clip(text: &str) -> String {
-    match text.char_indices().nth(80) {
+/// At most `chars` characters of a peer's text, for a message: a huge token is not repeated whole.
+pub(crate) fn clip(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
         Some((end, _)) => format!("{}...", &text[..end]),
         None => text.to_string(),
     }

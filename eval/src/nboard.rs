@@ -16,12 +16,12 @@ pub struct NboardSession<A> {
     pub finished: bool,
 }
 
-/// At most 40 characters of what the GUI sent, for a reply: a huge bad token is not echoed back whole.
+/// How much of what the GUI sent a reply quotes.
+const GUI_TEXT: usize = 40;
+
+/// At most `GUI_TEXT` characters of `text`.
 fn clip(text: &str) -> String {
-    match text.char_indices().nth(40) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_string(),
-    }
+    crate::engine::clip(text, GUI_TEXT)
 }
 
 fn move_text(mv: Move) -> String {

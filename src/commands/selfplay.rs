@@ -57,13 +57,18 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
     let result = std::thread::scope(|s| {
         let handle = s.spawn(|| worker::run(&opts, &progress));
         let mut last_line = Instant::now();
+        // Names each shard the worker could not read, once; how many.
+        let warn_unreadable = || {
+            let mut bad = progress.unreadable.lock().unwrap_or_else(|e| e.into_inner());
+            for shard in bad.iter() {
+                eprintln!("warning: skipping an unreadable shard (its games are played again): {shard}");
+            }
+            bad.drain(..).count()
+        };
         let mut unreadable = 0;
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(250));
-            for bad in progress.unreadable.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-                bar.suspend(|| eprintln!("warning: skipping an unreadable shard (its games are played again): {bad}"));
-                unreadable += 1;
-            }
+            unreadable += bar.suspend(warn_unreadable);
             let done = progress.resumed.load(Ordering::Relaxed) + progress.games.load(Ordering::Relaxed);
             bar.set_position(done);
             bar.set_message(rates());
@@ -73,10 +78,7 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
                 last_line = Instant::now();
             }
         }
-        for bad in progress.unreadable.lock().unwrap_or_else(|e| e.into_inner()).drain(..) {
-            eprintln!("warning: skipping an unreadable shard (its games are played again): {bad}");
-            unreadable += 1;
-        }
+        unreadable += warn_unreadable();
         (handle.join().expect("the worker thread does not panic"), unreadable)
     });
     bar.finish();
