@@ -4,14 +4,14 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 use othello_core::Rules;
+use othello_eval::stage::EvalConfig;
 use othello_net::NetConfig;
-use othello_run::config_check::{check_counts, check_numbers, MINUTES, POSITIVE};
+use othello_run::config_check::{check_numbers, MINUTES};
 use othello_run::RunDir;
+use othello_search::PlayerSearch;
 use othello_selfplay::SelfPlayConfig;
 use othello_train::TrainConfig;
 use serde::{Deserialize, Serialize};
-
-use crate::commands::arena::PlayerSearch;
 
 /// The embedded default config: the quickstart, a small 6x6 run that shows learning within minutes.
 pub const DEFAULT: &str = include_str!("../configs/quickstart.toml");
@@ -37,66 +37,6 @@ pub struct RunConfig {
     pub minutes: f64,
 }
 
-/// `[eval]`: the evaluation stage, which rates each new checkpoint (network + MCTS) in a gauntlet against the fixed
-/// ladder and the checkpoint rated before it.
-#[derive(Clone, Debug, Deserialize, PartialEq, Serialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct EvalConfig {
-    /// The fixed players (agent specs).
-    pub ladder: Vec<String>,
-    /// Games per pairing.
-    pub games: u32,
-    /// The checkpoints' simulations per move.
-    pub simulations: u32,
-    /// The checkpoints' search weight of the disc margin beside the result (`score=` of a `net:` player);
-    /// unset: self-play's `[selfplay.mcts] score_utility`.
-    pub score_utility: Option<f32>,
-    /// Threads playing the evaluation's games.
-    pub threads: usize,
-    /// The evaluation's scheduling priority under `run` (Unix nice, 0-19). Above 0 it takes less of a busy
-    /// machine than self-play and the trainer, which every core is given to, so that rating slows learning less;
-    /// 0: an equal share.
-    pub nice: u8,
-    /// Rate every N-th checkpoint (and the newest).
-    pub every: usize,
-    /// Every player's moves with at most this many empties against the solver, each checkpoint's as it is rated
-    /// (RUN/eval/optimal-moves.csv and .svg); 0: none.
-    pub optimal_moves_empties: u32,
-    /// Those moves: each player's choices in this many positions from the ladder's own games, the same for every
-    /// player; 0: each player's own moves in its games (which later games add to: measured at the end).
-    pub optimal_moves_positions: usize,
-    /// Gating: self-play plays the best checkpoint, not the newest; each rated checkpoint becomes the best when
-    /// a sequential test (SPRT) against the best says it is `gating_elo` stronger.
-    pub gating: bool,
-    /// The test's H1 (H0: not stronger), at 5% errors each way.
-    pub gating_elo: f64,
-    /// Game pairs after which an undecided test leaves the best as it is.
-    pub gating_pairs: u64,
-    /// The run's final player: at the run's end its newest checkpoint is rated again, and put to the solver's
-    /// positions, with a search of this many simulations, as a player of its own beside the curve's; unset: none.
-    pub final_player_simulations: Option<u32>,
-}
-
-impl Default for EvalConfig {
-    fn default() -> EvalConfig {
-        EvalConfig {
-            ladder: ["random", "greedy", "positional:depth=1", "positional:depth=2"].map(String::from).to_vec(),
-            games: 20,
-            simulations: 64,
-            score_utility: None,
-            threads: 1,
-            nice: 5,
-            every: 1,
-            optimal_moves_empties: 0,
-            optimal_moves_positions: 500,
-            gating: false,
-            gating_elo: 30.0,
-            gating_pairs: 100,
-            final_player_simulations: None,
-        }
-    }
-}
-
 /// Empties beyond which an exact solve costs more than a self-play game (8x8: 0.3 s at 20 empties, 9 s at 24).
 const SLOW_SOLVE_EMPTIES: u32 = 20;
 /// Set in a process whose output goes where the config's warnings have been printed already (`run`'s final
@@ -111,16 +51,10 @@ fn default_rules() -> String {
 }
 
 impl RunConfig {
-    /// The search of the evaluation's checkpoint players (but for the simulations): self-play's, Gumbel's root
-    /// over its considered moves where self-play's root is Gumbel's, the disc margin weighed by `[eval]
-    /// score_utility` where set.
+    /// The search of the evaluation's checkpoint players ([`EvalConfig::player_search`]).
     pub fn player_search(&self) -> PlayerSearch {
-        PlayerSearch {
-            gumbel: (self.selfplay.root_selection == othello_selfplay::RootSelection::Gumbel)
-                .then_some(self.selfplay.gumbel_considered),
-            score_utility: self.eval.score_utility.unwrap_or(self.selfplay.mcts.score_utility),
-            interior: self.selfplay.mcts.interior,
-        }
+        let selfplay = &self.selfplay;
+        self.eval.player_search(selfplay.root_selection, selfplay.gumbel_considered, &selfplay.mcts)
     }
 
     /// Parses config text; `origin` names it in errors (with the line and column of the fault).
@@ -139,37 +73,12 @@ impl RunConfig {
         config.train.validate().map_err(in_config)?;
         config.network.validate().map_err(|e| in_config(format!("[network] {e}")))?;
         config.selfplay.validate().map_err(in_config)?;
-        for spec in &config.eval.ladder {
-            othello_eval::agent_from_spec(spec, 0).map_err(|e| in_config(format!("[eval] ladder: {e}")))?;
-        }
-        check_numbers("[eval]", &[("gating_elo", config.eval.gating_elo, POSITIVE)]).map_err(in_config)?;
-        // Weights of the disc margin: at most what a `net:` player's `score=` takes.
-        let max = othello_eval::MAX_SCORE_UTILITY;
-        let weights = [
-            ("[selfplay.mcts] score_utility", Some(config.selfplay.mcts.score_utility)),
-            ("[eval] score_utility", config.eval.score_utility),
-        ];
-        for (key, value) in weights {
-            if let Some(value) = value {
-                anyhow::ensure!((0.0..=max).contains(&value), "config {origin}: {key} = {value} (expected 0 to {max})");
-            }
-        }
-        // Each count at least 1, and a search no larger than any `net:` player's (as self-play's config checks).
-        let eval = &config.eval;
-        let sims = u64::from(othello_selfplay::MAX_SIMULATIONS);
-        let counts = [
-            ("games", eval.games as u64, u64::MAX),
-            ("simulations", u64::from(eval.simulations), sims),
-            ("threads", eval.threads as u64, othello_run::config_check::MAX_THREADS as u64),
-            ("every", eval.every as u64, u64::MAX),
-            ("gating_pairs", eval.gating_pairs, u64::MAX),
-            ("final_player_simulations", eval.final_player_simulations.map_or(1, u64::from), sims),
-        ];
-        check_counts("[eval]", &counts).map_err(in_config)?;
+        config.eval.validate().map_err(in_config)?;
+        // Self-play's weight of the disc margin: at most what a `net:` player's `score=` takes.
+        let (w, max) = (config.selfplay.mcts.score_utility, othello_eval::MAX_SCORE_UTILITY);
         anyhow::ensure!(
-            config.eval.nice <= 19,
-            "config {origin}: [eval] nice = {} (expected 0 to 19)",
-            config.eval.nice
+            (0.0..=max).contains(&w),
+            "config {origin}: [selfplay.mcts] score_utility = {w} (expected 0 to {max})"
         );
         check_numbers("", &[("minutes", config.minutes, MINUTES)]).map_err(in_config)?;
         Ok(config)
@@ -426,22 +335,27 @@ mod tests {
         }
         // The evaluation's margin weight is its own when set, else self-play's.
         let config = RunConfig::parse("[eval]\nscore_utility = 4\n", "s.toml").unwrap();
-        assert_eq!((config.player_search().score_utility, config.selfplay.mcts.score_utility), (4.0, 0.0));
+        assert_eq!((config.player_search().mcts.score_utility, config.selfplay.mcts.score_utility), (4.0, 0.0));
         let config = RunConfig::parse("[selfplay.mcts]\nscore_utility = 0.5\n", "s.toml").unwrap();
-        assert_eq!((config.eval.score_utility, config.player_search().score_utility), (None, 0.5));
+        assert_eq!((config.eval.score_utility, config.player_search().mcts.score_utility), (None, 0.5));
         // The checkpoints' players search as self-play does, below the root too.
         let config = RunConfig::parse(
             "[selfplay]\nroot_selection = \"gumbel\"\ngumbel_considered = 4\n[selfplay.mcts]\ninterior = \"gumbel\"\n",
             "i.toml",
         )
         .unwrap();
-        assert_eq!(config.player_search().spec(64), "sims=64,gumbel=4,interior=gumbel");
+        let player = othello_eval::AgentSpec::net("x", config.player_search()).to_string();
+        assert_eq!(player, "net:model=\"x\",sims=64,gumbel=4,interior=gumbel");
         // A `net:` player takes that spec: the one thing wrong here is the model.
-        let err = othello_eval::agent_from_spec("net:model=x,sims=64,gumbel=4,interior=gumbel", 1).err().unwrap();
+        let err = othello_eval::agent_from_spec(&player, 1).err().unwrap();
         assert!(err.to_string().contains("model x: neither a checkpoint"), "{err}");
-        // The search settings are a section of self-play's.
-        let config = RunConfig::parse("[selfplay.mcts]\nc_puct = 2.5\n", "m.toml").unwrap();
+        // The search settings are a section of self-play's, and every one a player reads reaches it.
+        let mcts =
+            "[selfplay.mcts]\nc_puct = 2.5\nfpu_reduction = 0.1\ngumbel_q_scale = 0.3\ngumbel_q_rescale = true\n";
+        let config = RunConfig::parse(mcts, "m.toml").unwrap();
         assert_eq!(config.selfplay.mcts.c_puct, 2.5);
+        let player = othello_eval::AgentSpec::net("x", config.player_search()).to_string();
+        assert_eq!(player, "net:model=\"x\",sims=64,qscale=0.3,qrescale,cpuct=2.5,fpu=0.1");
         let err = RunConfig::parse("[selfplay.mcts]\nc_pcut = 2.5\n", "m.toml").unwrap_err();
         assert!(format!("{err:#}").contains("c_pcut"), "{err:#}");
     }

@@ -2,10 +2,11 @@
 
 use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Game, Move, Rules, Status};
-use othello_selfplay::mcts::InteriorSelection;
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
+
+use crate::spec::{AgentKind, AgentSpec, PatternBudget, SpecError};
 
 #[derive(Debug, Error)]
 pub enum AgentError {
@@ -13,18 +14,13 @@ pub enum AgentError {
     GameOver,
     #[error("{agent}: {message}")]
     Failed { agent: String, message: String },
+    #[error("agent '{spec}': {source}")]
+    BadSpec { spec: String, source: SpecError },
     #[error("agent '{spec}': {message}")]
     Spec { spec: String, message: String },
     #[error("{agent} plays only {own} (its checkpoint's rules), not {asked}")]
     OtherRules { agent: String, own: Rules, asked: Rules },
 }
-
-/// The largest weight a search gives the disc margin beside the result: `score=` in a `net:` spec, and the configs'
-/// `score_utility` keys.
-pub const MAX_SCORE_UTILITY: f32 = 10.0;
-
-/// The largest Gumbel value scale a `net:` player takes (`qscale=`).
-const MAX_GUMBEL_Q_SCALE: f32 = 1000.0;
 
 /// A player: given a game (rules, history, current position), chooses a legal move.
 pub trait Agent {
@@ -61,241 +57,55 @@ impl Agent for Box<dyn Agent> {
     }
 }
 
-/// An agent from its spec: `NAME[:KEY=VALUE,...][+endgameK]` (a value holding commas or spaces in double
-/// quotes).
-///
-/// - `random`, `greedy` (most flips);
-/// - `positional:depth=N`: alpha-beta to N plies on square weights and mobility (default depth 4);
-/// - `pattern:depth=N` or `pattern:time=S` (seconds per move), `[,exact=K]`: principal variation search on the
-///   WTHOR-fitted pattern evaluation, exact from K empties (8x8 Othello only; default depth 6);
-/// - `mcts:sims=N`: pure Monte-Carlo tree search with random rollouts, N simulations per move (default 1000);
-/// - `policy:model=M[,temperature=T][,device=D]`: a network's raw policy (the best legal move, or sampled);
-/// - `net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,qrescale][,interior=I][,device=D]`: the network with MCTS
-///   (PUCT, or Gumbel AlphaZero's root with K considered moves, without Gumbel draws), no root noise, the tree kept
-///   between moves (default 200 simulations); `score` weighs the predicted disc margin beside the result (the
-///   search's `score_utility`, default 0); `qscale` is Gumbel's c_scale (`gumbel_q_scale`, default 1); `qrescale`
-///   rescales Gumbel's values by their least and greatest (`gumbel_q_rescale`); `interior`
-///   the choice below the root, `puct` (default) or `gumbel` (Gumbel MuZero's); `model` is a checkpoint or a run
-///   directory (its newest checkpoint);
-/// - `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S][,startup=S]`: an external program, S seconds a move
-///   (default 10) and its first move `startup` seconds more (default 20, for loading its tables); misbehaviour
-///   (over its time, a malformed reply, a closed pipe, an illegal move, a flood of output) forfeits;
-/// - `+endgameK` after any of them: perfect play once at most K squares are empty.
-///
-/// A bad spec is an error naming the part at fault and what is known.
+/// An agent from its spec (see [`AgentSpec`]): a bad spec is an error naming the part at fault and what is known.
 pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
-    let bad = |message: String| AgentError::Spec { spec: spec.to_string(), message };
-    let (base, endgame) = match split_outside_quotes(spec, '+').as_slice() {
-        [base] => (*base, None),
-        [base, extra] => {
-            let k = extra.strip_prefix("endgame").and_then(|k| k.parse::<u32>().ok());
-            (*base, Some(k.ok_or_else(|| bad(format!("'+{extra}' is not +endgameK, e.g. +endgame14")))?))
-        }
-        _ => return Err(bad("more than one '+' suffix".into())),
-    };
-    let (name, params) = match base.split_once(':') {
-        Some((name, params)) => (name, Params::parse(params).map_err(bad)?),
-        None => (base, Params::default()),
-    };
-    let allow = |known: &[&str]| -> Result<(), AgentError> {
-        match params.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
-            Some((k, _)) if known.is_empty() => Err(bad(format!("'{name}' takes no parameters (got '{k}')"))),
-            Some((k, _)) => Err(bad(format!("'{name}' has no parameter '{k}' (known: {})", known.join(", ")))),
-            None => Ok(()),
-        }
-    };
-    let number = |key: &str, default: u32, range: std::ops::RangeInclusive<u32>| -> Result<u32, AgentError> {
-        match params.get(key) {
-            None => Ok(default),
-            Some(v) => v.parse::<u32>().ok().filter(|n| range.contains(n)).ok_or_else(|| {
-                bad(format!("{key}={v}: expected a whole number from {} to {}", range.start(), range.end()))
-            }),
-        }
-    };
-    // A real parameter from 0 to `max` (default 0).
-    let up_to = |key: &str, max: f32| -> Result<f32, AgentError> {
-        match params.get(key) {
-            None => Ok(0.0),
-            Some(v) => v
-                .parse::<f32>()
-                .ok()
-                .filter(|x| (0.0..=max).contains(x))
-                .ok_or_else(|| bad(format!("{key}={v}: expected a number from 0 to {max}"))),
-        }
-    };
-    let seconds = |key: &str| -> Result<Option<std::time::Duration>, AgentError> {
-        params
-            .get(key)
-            .map(|v| {
-                v.parse::<f64>()
-                    .ok()
-                    .filter(|s| *s > 0.0 && *s <= 86_400.0)
-                    .map(std::time::Duration::from_secs_f64)
-                    .ok_or_else(|| bad(format!("{key}={v}: expected seconds, more than 0")))
-            })
-            .transpose()
-    };
-    let required = |key: &str| -> Result<&str, AgentError> {
-        params.get(key).ok_or_else(|| bad(format!("'{name}' needs {key}=...")))
-    };
-    let device = || -> Result<othello_net::DeviceChoice, AgentError> {
-        params.get("device").map_or(Ok(othello_net::DeviceChoice::Flex), |d| d.parse().map_err(|e| bad(format!("{e}"))))
-    };
-    let inner: Box<dyn Agent> = match name {
-        "random" => {
-            allow(&[])?;
-            Box::new(RandomAgent::new(seed))
-        }
-        "greedy" => {
-            allow(&[])?;
-            Box::new(GreedyAgent::new(seed))
-        }
-        "positional" => {
-            allow(&["depth"])?;
-            Box::new(crate::positional::PositionalAgent::new(number("depth", 4, 1..=12)?, seed))
-        }
-        "pattern" => {
-            use crate::pattern_engine::{Budget, PatternEngine};
-            allow(&["depth", "time", "exact"])?;
-            let budget = match (params.get("depth"), seconds("time")?) {
-                (Some(_), Some(_)) => return Err(bad("give depth or time, not both".into())),
-                (_, Some(t)) => Budget::Time(t),
-                _ => Budget::Depth(number("depth", 6, 1..=40)?),
-            };
-            let exact = params.get("exact").map(|_| number("exact", 0, 0..=30)).transpose()?;
-            Box::new(PatternEngine::new(budget, exact))
-        }
-        "mcts" => {
-            allow(&["sims"])?;
-            Box::new(crate::rollout_mcts::RolloutMctsAgent::new(number("sims", 1000, 1..=10_000_000)?, seed))
-        }
-        "policy" => {
-            allow(&["model", "temperature", "device"])?;
-            let temperature = up_to("temperature", 10.0)?;
-            let name = base.to_string();
-            Box::new(crate::network_agent::PolicyAgent::new(name, required("model")?, temperature, device()?, seed)?)
-        }
-        "net" => {
-            allow(&["model", "sims", "gumbel", "score", "qscale", "qrescale", "interior", "device"])?;
-            let gumbel = match params.get("gumbel") {
-                None | Some("false") => None,
-                Some("true") => Some(16),
-                Some(_) => Some(number("gumbel", 16, 2..=64)? as usize),
-            };
-            let sims = number("sims", 200, 1..=othello_selfplay::MAX_SIMULATIONS)?;
-            let mcts = othello_selfplay::mcts::MctsConfig {
-                score_utility: up_to("score", MAX_SCORE_UTILITY)?,
-                gumbel_q_scale: match params.get("qscale") {
-                    None => 1.0,
-                    Some(v) => {
-                        v.parse::<f32>().ok().filter(|x| *x > 0.0 && *x <= MAX_GUMBEL_Q_SCALE).ok_or_else(|| {
-                            bad(format!("qscale={v}: expected a number above 0, at most {MAX_GUMBEL_Q_SCALE}"))
-                        })?
-                    }
-                },
-                gumbel_q_rescale: match params.get("qrescale") {
-                    None | Some("false") => false,
-                    Some("true") => true,
-                    Some(v) => return Err(bad(format!("qrescale={v}: expected true or false"))),
-                },
-                interior: match params.get("interior") {
-                    None => InteriorSelection::Puct,
-                    Some(v) => v.parse::<InteriorSelection>().map_err(|e| bad(format!("interior={v}: {e}")))?,
-                },
-                ..Default::default()
-            };
-            let name = base.to_string();
-            let model = required("model")?;
-            let agent = crate::network_agent::NetworkMctsAgent::new(name, model, sims, gumbel, mcts, device()?, seed)?;
-            Box::new(agent)
-        }
-        "engine" => {
-            use crate::engine::{EngineAgent, Protocol};
-            use crate::engine::{DEFAULT_MOVE_TIME, DEFAULT_STARTUP_TIME};
-            allow(&["cmd", "protocol", "time", "startup"])?;
-            let protocol = match required("protocol")? {
-                "nboard" => Protocol::Nboard,
-                "gtp" => Protocol::Gtp,
-                other => return Err(bad(format!("protocol={other}: expected nboard or gtp"))),
-            };
-            let time = seconds("time")?.unwrap_or(DEFAULT_MOVE_TIME);
-            let startup = seconds("startup")?.unwrap_or(DEFAULT_STARTUP_TIME);
-            Box::new(EngineAgent::new(base.to_string(), required("cmd")?, protocol, time, startup).map_err(bad)?)
-        }
-        _ => {
-            return Err(bad(format!(
-                "unknown agent '{name}' (known: random, greedy, positional:depth=N, pattern:depth=N|time=S, \
-                 mcts:sims=N, policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P; add +endgameK for a \
-                 perfect endgame)"
-            )))
-        }
-    };
-    Ok(match endgame {
-        Some(k) => Box::new(EndgameAgent::new(inner, k, seed)),
-        None => inner,
-    })
+    let parsed: AgentSpec = spec.parse().map_err(|source| AgentError::BadSpec { spec: spec.to_string(), source })?;
+    parsed.agent(seed)
 }
 
-/// The value of parameter `key` in an agent spec (`net:model=runs/a,sims=200` gives `runs/a` for `model`).
-pub fn spec_parameter(spec: &str, key: &str) -> Option<String> {
-    let base = split_outside_quotes(spec, '+').into_iter().next()?;
-    let (_, params) = base.split_once(':')?;
-    Params::parse(params).ok()?.get(key).map(str::to_string)
-}
-
-/// The spec with its `model=` value replaced by what `rename` makes of it (quoted); None when the spec names no
-/// model or `rename` gives none.
-pub fn spec_with_model(spec: &str, rename: impl FnOnce(&str) -> Option<String>) -> Option<String> {
-    let given = spec_parameter(spec, "model")?;
-    let model = rename(&given)?;
-    let quoted = format!("model=\"{given}\"");
-    let written = if spec.contains(&quoted) { quoted } else { format!("model={given}") };
-    Some(spec.replacen(&written, &format!("model=\"{model}\""), 1))
-}
-
-/// `text` split at each `sep` outside double quotes.
-fn split_outside_quotes(text: &str, sep: char) -> Vec<&str> {
-    let (mut parts, mut start, mut quoted) = (Vec::new(), 0, false);
-    for (i, c) in text.char_indices() {
-        if c == '"' {
-            quoted = !quoted;
-        } else if c == sep && !quoted {
-            parts.push(&text[start..i]);
-            start = i + 1;
-        }
-    }
-    parts.push(&text[start..]);
-    parts
-}
-
-/// A spec's `key=value,key=value` (a bare `key` means `key=true`; a value may be in double quotes).
-#[derive(Default)]
-struct Params(Vec<(String, String)>);
-
-impl Params {
-    /// A key given twice, an empty one or an unclosed quote is an error.
-    fn parse(text: &str) -> Result<Params, String> {
-        if text.matches('"').count() % 2 == 1 {
-            return Err(format!("'{text}' has an unclosed quote"));
-        }
-        let mut params: Vec<(String, String)> = Vec::new();
-        for part in split_outside_quotes(text, ',') {
-            let (key, value) = part.split_once('=').unwrap_or((part, "true"));
-            let (key, value) = (key.trim(), value.trim());
-            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
-            if key.is_empty() || value.is_empty() {
-                return Err(format!("'{part}' is not KEY=VALUE"));
+impl AgentSpec {
+    /// Makes the agent, seeded with `seed`; a model that does not load or an engine command that does not split
+    /// is an error.
+    pub fn agent(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+        use crate::engine::{EngineAgent, DEFAULT_MOVE_TIME, DEFAULT_STARTUP_TIME};
+        use crate::pattern_engine::{Budget, PatternEngine};
+        let name = self.base().to_string();
+        let device = |d: &Option<othello_net::DeviceChoice>| d.unwrap_or_default();
+        let seconds = |s: Option<f64>, default| s.map_or(default, std::time::Duration::from_secs_f64);
+        let inner: Box<dyn Agent> = match &self.kind {
+            AgentKind::Random => Box::new(RandomAgent::new(seed)),
+            AgentKind::Greedy => Box::new(GreedyAgent::new(seed)),
+            AgentKind::Positional { depth } => {
+                Box::new(crate::positional::PositionalAgent::new(depth.unwrap_or(4), seed))
             }
-            if params.iter().any(|(k, _)| k == key) {
-                return Err(format!("'{key}' is given twice"));
+            AgentKind::Pattern { budget, exact } => {
+                let budget = match budget {
+                    Some(PatternBudget::Time(t)) => Budget::Time(std::time::Duration::from_secs_f64(*t)),
+                    Some(PatternBudget::Depth(d)) => Budget::Depth(*d),
+                    None => Budget::Depth(6),
+                };
+                Box::new(PatternEngine::new(budget, *exact))
             }
-            params.push((key.to_string(), value.to_string()));
-        }
-        Ok(Params(params))
-    }
-
-    fn get(&self, key: &str) -> Option<&str> {
-        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+            AgentKind::Mcts { sims } => {
+                Box::new(crate::rollout_mcts::RolloutMctsAgent::new(sims.unwrap_or(1000), seed))
+            }
+            AgentKind::Policy { model, temperature, device: d } => {
+                let temperature = temperature.unwrap_or(0.0);
+                Box::new(crate::network_agent::PolicyAgent::new(name, model, temperature, device(d), seed)?)
+            }
+            AgentKind::Net { model, search, device: d } => {
+                Box::new(crate::network_agent::NetworkMctsAgent::new(name, model, search.clone(), device(d), seed)?)
+            }
+            AgentKind::Engine { cmd, protocol, time, startup } => {
+                let (time, startup) = (seconds(*time, DEFAULT_MOVE_TIME), seconds(*startup, DEFAULT_STARTUP_TIME));
+                let engine = EngineAgent::new(name, cmd, *protocol, time, startup);
+                Box::new(engine.map_err(|message| AgentError::Spec { spec: self.to_string(), message })?)
+            }
+        };
+        Ok(match self.endgame {
+            Some(k) => Box::new(EndgameAgent::new(inner, k, seed)),
+            None => inner,
+        })
     }
 }
 
@@ -489,7 +299,7 @@ pub(crate) mod tests {
             ("pattern:depth=3,time=1", "not both"),
             ("pattern:time=-1", "time=-1"),
             ("policy", "needs model="),
-            ("net:model=/no/such/run,sims=10", "/no/such/run"),
+            ("net:model=\"/no/such/run\",sims=10", "/no/such/run"),
             ("net:model=x,gumbel=1", "gumbel=1"),
             ("net:model=x,score=-1", "score=-1"),
             ("net:model=x,qscale=0", "qscale=0"),
@@ -501,13 +311,5 @@ pub(crate) mod tests {
             let err = agent_from_spec(spec, 1).err().expect("a bad spec").to_string();
             assert!(err.contains(spec) && err.contains(part), "{spec}: {err}");
         }
-        assert_eq!(spec_parameter("net:model=\"a,b\",sims=3+endgame4", "model").as_deref(), Some("a,b"));
-        assert_eq!(spec_parameter("net:model=x,sims=3", "sims").as_deref(), Some("3"));
-        assert_eq!(spec_parameter("greedy", "model"), None);
-        let moved = |spec: &str| spec_with_model(spec, |_| Some("b/m.json".into()));
-        assert_eq!(moved("net:model=a/m.json,sims=3").as_deref(), Some("net:model=\"b/m.json\",sims=3"));
-        assert_eq!(moved("net:model=\"a,m\",sims=3").as_deref(), Some("net:model=\"b/m.json\",sims=3"));
-        assert_eq!(moved("greedy"), None);
-        assert_eq!(spec_with_model("net:model=a/m.json", |_| None), None);
     }
 }

@@ -23,6 +23,7 @@ use thiserror::Error;
 
 use crate::agent::{agent_from_spec, AgentError};
 use crate::ratings::{GameResult, Ratings};
+use crate::spec::AgentSpec;
 
 /// The longest game file name kept whole (file systems allow 255 bytes).
 const MAX_NAME: usize = 160;
@@ -56,6 +57,22 @@ pub enum ArenaError {
     TooFewAgents,
     #[error("the opening does not replay: {0}")]
     Opening(String),
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}: no games stored yet")]
+    NoGames(String),
+    #[error("rating the games of {0}: {1}")]
+    Ratings(String, crate::ratings::RatingsError),
+    #[error("the candidate and the baseline are the same agent")]
+    SameAgent,
+    #[error(transparent)]
+    Solve(#[from] othello_core::solve::SolveError),
+}
+
+impl ArenaError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> ArenaError {
+        ArenaError::Io { path: path.to_path_buf(), source }
+    }
 }
 
 /// One scheduled game.
@@ -84,7 +101,8 @@ impl Pairing {
     /// same games from any directory (a run's copy, a run moved or rated from elsewhere).
     fn seed_key(&self) -> String {
         let file_only = |spec: &str| {
-            crate::agent::spec_with_model(spec, |model| Some(Path::new(model).file_name()?.to_str()?.to_string()))
+            let file = |model: &str| Some(Path::new(model).file_name()?.to_str()?.to_string());
+            Some(spec.parse::<AgentSpec>().ok()?.with_model(file)?.to_string())
         };
         let black = file_only(&self.black).unwrap_or_else(|| self.black.clone());
         let white = file_only(&self.white).unwrap_or_else(|| self.white.clone());
@@ -388,13 +406,15 @@ pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir)
 /// `player` with its checkpoint named by its path under `run`, where it names one of the run's checkpoints (a
 /// `model=` of `.../models/FILE` with RUN/models/FILE present) by another path; else None.
 fn checkpoint_named_under(player: &str, run: &othello_run::RunDir) -> Option<String> {
-    crate::agent::spec_with_model(player, |model| {
+    let spec = player.parse::<AgentSpec>().ok()?;
+    let renamed = spec.with_model(|model| {
         let path = Path::new(model);
         let own = run.models().join(path.file_name()?);
         let named = own.display().to_string();
         let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
         (is_checkpoint && named != model).then_some(named)
-    })
+    });
+    Some(renamed?.to_string())
 }
 
 /// The two specs of a pairing in a fixed order, so that both colours of a pair share it.

@@ -204,7 +204,7 @@ pub fn ladder_positions(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Game>, ArenaError> {
-    let untrained = |spec: &str| crate::agent::spec_parameter(spec, "model").is_none();
+    let untrained = |spec: &str| spec.parse::<crate::AgentSpec>().map_or(true, |s| s.model().is_none());
     let ladder: Vec<ResultRow> = rows.iter().filter(|r| untrained(&r.black) && untrained(&r.white)).cloned().collect();
     let mut seen = HashSet::new();
     let mut found: Vec<Game> = played_moves_by_player(&ladder, max_empties)?

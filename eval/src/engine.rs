@@ -19,6 +19,16 @@ pub enum Protocol {
     Gtp,
 }
 
+impl Protocol {
+    /// The name a spec's `protocol=` gives.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Nboard => "nboard",
+            Protocol::Gtp => "gtp",
+        }
+    }
+}
+
 /// The time for a move when the spec gives none (`time=`).
 pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(10);
 /// The time the engine may take to start (load its tables, say) when the spec gives none (`startup=`): added to

@@ -8,10 +8,12 @@ pub mod agent;
 pub mod arena;
 pub mod endgame_oracle;
 pub mod engine;
+pub mod events;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod gtp;
 pub mod human_play;
+pub mod matches;
 pub mod nboard;
 pub mod network_agent;
 pub mod openings;
@@ -21,12 +23,13 @@ pub mod ratings;
 pub mod ratings_plot;
 pub mod rollout_mcts;
 pub mod serve;
+pub mod spec;
 pub mod sprt;
+pub mod stage;
 
-pub use agent::{
-    agent_from_spec, check_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent, MAX_SCORE_UTILITY,
-};
+pub use agent::{agent_from_spec, check_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent};
 pub use endgame_oracle::{oracle_positions, OracleReport};
 pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;
 pub use rollout_mcts::RolloutMctsAgent;
+pub use spec::{AgentKind, AgentSpec, PatternBudget, SpecError, MAX_SCORE_UTILITY};

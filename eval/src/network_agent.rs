@@ -6,8 +6,8 @@ use std::path::Path;
 
 use othello_core::{Game, Move, Position, Rules, Status, Symmetry};
 use othello_net::{load_model, resolve_model, DeviceChoice};
-use othello_selfplay::mcts::{MctsConfig, Tree};
-use othello_selfplay::net_evaluator::NetworkEvaluator;
+use othello_search::NetworkEvaluator;
+use othello_search::{PlayerSearch, Tree};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
@@ -110,11 +110,8 @@ pub struct NetworkMctsAgent {
     name: String,
     evaluator: NetworkEvaluator,
     rules: Option<Rules>,
-    simulations: u32,
-    /// Gumbel root with this many considered moves, or PUCT.
-    gumbel: Option<usize>,
-    /// The search's constants (its root noise is always off).
-    mcts: MctsConfig,
+    /// Its root noise is always off.
+    search: PlayerSearch,
     seed: u64,
     /// The tree of the last search and the game's moves when it was made.
     tree: Option<(Tree, Vec<Move>)>,
@@ -124,22 +121,20 @@ impl NetworkMctsAgent {
     pub fn new(
         name: String,
         model: &str,
-        simulations: u32,
-        gumbel: Option<usize>,
-        mcts: MctsConfig,
+        search: PlayerSearch,
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
         let (evaluator, rules) = evaluator(model, device, &name)?;
-        let mcts = MctsConfig { root_noise: false, ..mcts };
-        Ok(NetworkMctsAgent { name, evaluator, rules, simulations, gumbel, mcts, seed, tree: None })
+        let search = PlayerSearch::new(search.simulations, search.gumbel, search.mcts);
+        Ok(NetworkMctsAgent { name, evaluator, rules, search, seed, tree: None })
     }
 
     /// The last search's tree moved on to the game's position, or a fresh one.
     fn tree_for(&mut self, game: &Game) -> Tree {
         let fresh = || {
             let rng = Pcg64Mcg::seed_from_u64(self.seed ^ game.moves().len() as u64);
-            Tree::new(game.rules, *game.position(), self.mcts.clone(), rng)
+            Tree::new(game.rules, *game.position(), self.search.mcts.clone(), rng)
         };
         match self.tree.take() {
             Some((mut tree, seen)) if game.moves().starts_with(&seen) => {
@@ -172,10 +167,11 @@ impl Agent for NetworkMctsAgent {
             return Ok(pass);
         }
         let mut tree = self.tree_for(game);
-        let chosen = match self.gumbel {
-            Some(considered) => tree.gumbel_search(&mut self.evaluator, self.simulations, SEARCH_BATCH, considered),
+        let simulations = self.search.simulations;
+        let chosen = match self.search.gumbel {
+            Some(considered) => tree.gumbel_search(&mut self.evaluator, simulations, SEARCH_BATCH, considered),
             None => {
-                let more = self.simulations.saturating_sub(tree.root_visits()).max(1);
+                let more = simulations.saturating_sub(tree.root_visits()).max(1);
                 tree.search(&mut self.evaluator, more, SEARCH_BATCH);
                 tree.choose_move(0.0)
             }
@@ -338,9 +334,7 @@ mod tests {
         let mut agent = NetworkMctsAgent::new(
             "net".into(),
             run.to_str().unwrap(),
-            40,
-            None,
-            MctsConfig::default(),
+            PlayerSearch::new(40, None, othello_search::MctsConfig::default()),
             DeviceChoice::Flex,
             1,
         )

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 use othello_net::{read_info, resolve_model, ModelInfo};
 use plotters::prelude::*;
 
-use crate::agent::spec_parameter;
 use crate::ratings::Ratings;
+use crate::spec::AgentSpec;
 
 /// One checkpoint's measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -38,7 +38,7 @@ pub type PlayerMeasure = (String, f64, f64, f64);
 /// The checkpoint a rated player plays (its spec's `model=`), if it is one: the spec's model, the sidecar's path
 /// and the sidecar.
 pub fn rated_checkpoint(player: &str) -> Option<(String, PathBuf, ModelInfo)> {
-    let model = spec_parameter(player, "model")?;
+    let model = player.parse::<AgentSpec>().ok()?.model()?.to_string();
     let path = resolve_model(Path::new(&model)).ok()?;
     let info = read_info(&path).ok()?;
     Some((model, path, info))

@@ -8,8 +8,7 @@ use othello_run::{GameRecord, PositionRecord};
 use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
-use crate::evaluator::Evaluator;
-use crate::mcts::{GumbelSearch, MctsConfig, SearchJob, Tree};
+use othello_search::{Evaluator, GumbelSearch, MctsConfig, RootSelection, SearchJob, Tree, MAX_SIMULATIONS};
 
 /// What evaluates the leaves of self-play's searches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
@@ -22,19 +21,6 @@ pub enum LeafEvaluator {
     /// Random games from the leaf (`rollouts` of them).
     Rollouts,
 }
-
-/// How the root's move is chosen.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RootSelection {
-    /// Visit counts, Dirichlet noise and a temperature over the opening.
-    Puct,
-    /// Gumbel AlphaZero's sequential halving: learns with few simulations.
-    Gumbel,
-}
-
-/// The most simulations a search makes for one move (self-play's and a `net:` player's).
-pub const MAX_SIMULATIONS: u32 = 1_000_000;
 
 /// How self-play plays (the `[selfplay]` section of a run config); every default documented here is what an
 /// unset key means.
@@ -365,8 +351,8 @@ impl Playing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::evaluator::{Evaluation, RolloutEvaluator, UniformEvaluator};
     use othello_core::Position;
+    use othello_search::{Evaluation, RolloutEvaluator, UniformEvaluator};
 
     fn small() -> SelfPlayConfig {
         SelfPlayConfig { simulations: 64, cheap_simulations: 16, full_search_share: 0.5, ..SelfPlayConfig::default() }

@@ -14,9 +14,8 @@ use othello_net::{load_model, selfplay_model, DeviceError, ModelError, NetConfig
 use othello_run::{read_shards, Provenance, RunDir, Shard, ShardError};
 use thiserror::Error;
 
-use crate::evaluator::{Evaluation, Evaluator, RolloutEvaluator, UniformEvaluator};
-use crate::net_evaluator::NetworkEvaluator;
 use crate::play::{play_games, LeafEvaluator, SelfPlayConfig};
+use othello_search::{Evaluation, Evaluator, NetworkEvaluator, RolloutEvaluator, UniformEvaluator};
 
 #[derive(Debug, Error)]
 pub enum WorkerError {
@@ -385,5 +384,47 @@ mod tests {
         assert_eq!(progress.games.load(Ordering::Relaxed), 3);
         assert_eq!(games(&one), games(&two), "same seeds and worker: same games");
         assert_eq!(games(&one).len(), 8);
+    }
+
+    fn tiny() -> (NetConfig, Network, burn::tensor::Device) {
+        let device = burn::tensor::Device::flex();
+        let config = NetConfig::new(1, 8);
+        let net = config.init_seeded(&device, 7);
+        (config, net, device)
+    }
+
+    /// Self-play with a tiny network writes shards that hold only legal, consistent, reproducible games.
+    #[test]
+    fn self_play_with_a_tiny_network() {
+        let rules = Rules::othello();
+        let config = crate::play::SelfPlayConfig { simulations: 12, ..SelfPlayConfig::default() };
+        let play = |seed| {
+            let (_, net, device) = tiny();
+            let mut ev = NetworkEvaluator::new(net, device, seed);
+            crate::play::play_game(rules, &mut ev, &config, seed)
+        };
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = scratch.path().to_path_buf();
+        let mut shard = Shard::default();
+        for seed in 0..2 {
+            let (a, b) = (play(seed), play(seed));
+            assert_eq!(a.game.moves(), b.game.moves(), "same seed and model, same game");
+            shard.push_game(&a, Provenance { model: 1, game: seed, worker: 0 });
+        }
+        shard.write_atomic(&dir, "s.npz").unwrap();
+        let (good, bad) = read_shards(&dir);
+        assert!(bad.is_empty() && good.len() == 1);
+        let s = &good[0].1;
+        for i in 0..s.len() {
+            let pos = Position::from_colors(
+                othello_core::Bitboard(if s.side[i] == 0 { s.player[i] } else { s.opponent[i] }),
+                othello_core::Bitboard(if s.side[i] == 0 { s.opponent[i] } else { s.player[i] }),
+                if s.side[i] == 0 { othello_core::Color::Black } else { othello_core::Color::White },
+            );
+            let legal = rules.legal_moves(&pos).0;
+            for sq in 0..64 {
+                assert!(s.policy[i * 65 + sq] == 0.0 || legal >> sq & 1 == 1);
+            }
+        }
     }
 }

@@ -6,6 +6,28 @@ use anyhow::{ensure, Context, Result};
 use othello_net::checkpoint::model_stem;
 use othello_net::{average_checkpoints, list_models, models_dir, read_info, resolve_model, save_model, DeviceChoice};
 
+/// Average checkpoints' weights (batch-norm statistics included) into one checkpoint in OUT: a stochastic weight
+/// average. A run's late checkpoints wander around a minimum with the noise of each step, and their mean sits
+/// nearer it (docs/experiments/). Its sidecar is the newest's, naming the checkpoints averaged; play or export it as
+/// any checkpoint (`net:model=OUT`).
+#[derive(clap::Args)]
+pub struct AverageArgs {
+    /// Checkpoints (`model-<step>.json` or `.bpk`) of one architecture, or run or models directories (their newest
+    /// --last).
+    #[arg(required = true)]
+    models: Vec<PathBuf>,
+    /// From each directory among MODELS, its newest this many checkpoints.
+    #[arg(long, value_parser = crate::flags::positive::<usize>, default_value_t = 8)]
+    last: usize,
+    /// A directory for the average (not a run's models: it would stand beside the checkpoints as trained).
+    #[arg(long)]
+    out: PathBuf,
+}
+
+pub fn average(a: AverageArgs) -> Result<()> {
+    run(&a.models, a.last, &a.out)
+}
+
 pub fn run(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
     let mut paths = Vec::new();
     for model in models {

@@ -10,6 +10,15 @@ use othello_core::{Convention, KernelKind, Rules};
 use othello_net::{DeviceChoice, NetConfig};
 use othello_run::RunDir;
 
+/// Benchmarks, each printing its figure as docs/BENCHMARKS.md records it: `random` (random games per second),
+/// `net` (network inference), `train` (training steps), `pattern` (the pattern engine's search), `perft` (perft
+/// leaves per second).
+#[derive(clap::Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    what: BenchCommand,
+}
+
 #[derive(Subcommand)]
 pub enum BenchCommand {
     /// Uniformly random full games from the start position on one core (seeded PCG).
@@ -17,6 +26,7 @@ pub enum BenchCommand {
         /// Games per kernel.
         #[arg(long, default_value_t = 2_000_000)]
         games: u64,
+        /// Seeds the games.
         #[arg(long, default_value_t = 1)]
         seed: u64,
         /// Only this kernel (default: every kernel the CPU has).
@@ -28,14 +38,17 @@ pub enum BenchCommand {
     },
     /// Network inference: positions/s and GFLOP/s, next to a large matrix product's GFLOP/s in the same run.
     Net {
+        /// Residual blocks of the network measured.
         #[arg(long, default_value_t = 4)]
         blocks: usize,
+        /// Filters (channels) of each block.
         #[arg(long, default_value_t = 64)]
         filters: usize,
+        /// Positions a batch.
         #[arg(long, default_value_t = 64)]
         batch: usize,
         /// Seconds per measurement.
-        #[arg(long, default_value = "5", value_parser = crate::seconds)]
+        #[arg(long, default_value = "5", value_parser = crate::flags::seconds)]
         seconds: std::time::Duration,
         /// flex (CPU), or wgpu / cuda / tch in builds with those features.
         #[arg(long, default_value = "flex")]
@@ -44,14 +57,17 @@ pub enum BenchCommand {
     /// Training: samples/s of a bare Burn training step on one fixed batch, of the trainer's whole step (draw,
     /// augment, encode, step), and of the loader alone, on shards of random games made for the purpose.
     Train {
+        /// Residual blocks of the network measured.
         #[arg(long, default_value_t = 4)]
         blocks: usize,
+        /// Filters (channels) of each block.
         #[arg(long, default_value_t = 64)]
         filters: usize,
+        /// Positions a batch.
         #[arg(long, default_value_t = 256)]
         batch: usize,
         /// Seconds per measurement.
-        #[arg(long, default_value = "10", value_parser = crate::seconds)]
+        #[arg(long, default_value = "10", value_parser = crate::flags::seconds)]
         seconds: std::time::Duration,
         /// Measurements of each kind, taken in turn; the best of each is reported.
         #[arg(long, default_value_t = 3)]
@@ -60,8 +76,10 @@ pub enum BenchCommand {
     /// The pattern engine's midgame search on one core: the first POSITIONS shipped balanced openings searched to
     /// DEPTH plies (a fresh table each), nodes per second per kernel.
     Pattern {
+        /// Plies searched (perft: plies counted).
         #[arg(long, default_value_t = 12)]
         depth: u32,
+        /// Openings searched.
         #[arg(long, default_value_t = 20)]
         positions: usize,
         /// Only this kernel (default: every kernel the CPU has).
@@ -70,12 +88,16 @@ pub enum BenchCommand {
     },
     /// Perft from the start position on one core, leaves convention (Egaroucid mode 1) by default.
     Perft {
+        /// Plies searched (perft: plies counted).
         #[arg(long, default_value_t = 11)]
         depth: u32,
+        /// How passes and finished games count: edges, leaves or no-pass (see `perft --help`).
         #[arg(long, default_value = "leaves")]
         convention: Convention,
+        /// Only this kernel (default: every kernel the CPU has).
         #[arg(long)]
         kernel: Option<KernelKind>,
+        /// Repeat and keep the fastest run.
         #[arg(long, default_value_t = 3)]
         repeat: u32,
     },
@@ -102,7 +124,8 @@ fn best_of<T>(repeat: u32, mut f: impl FnMut() -> T) -> (T, f64) {
     (out.expect("ran at least once"), best)
 }
 
-pub fn run(cmd: BenchCommand) -> Result<()> {
+pub fn bench(args: BenchArgs) -> Result<()> {
+    let cmd = args.what;
     let rules = Rules::othello();
     let start = rules.start_position();
     match cmd {
@@ -153,8 +176,8 @@ fn rate(seconds: f64, mut f: impl FnMut()) -> f64 {
 
 fn net(blocks: usize, filters: usize, batch: usize, seconds: f64, choice: DeviceChoice) -> Result<()> {
     use burn::tensor::{Distribution, Tensor};
-    use othello_selfplay::net_evaluator::NetworkEvaluator;
-    use othello_selfplay::Evaluator;
+    use othello_search::Evaluator;
+    use othello_search::NetworkEvaluator;
 
     let device = choice.device()?;
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());

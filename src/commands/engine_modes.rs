@@ -6,6 +6,61 @@ use std::io::IsTerminal;
 use anyhow::{Context, Result};
 use othello_eval::Agent;
 
+/// Serve an agent as an engine on standard input and output: `nboard` speaks NBoard's protocol 2, `gtp` the Go
+/// Text Protocol with Edax's Othello commands.
+#[derive(clap::Args)]
+pub struct ServeArgs {
+    /// An agent spec (see `arena --help`).
+    #[arg(long)]
+    agent: String,
+    /// Seeds the agent.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+/// The colour a person plays in `play`.
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum PersonColor {
+    Black,
+    White,
+}
+
+/// Play against an agent in the terminal: the board after every move, your moves typed as squares (such as d3),
+/// `undo` to take your last move back, `quit` to stop; the game's transcript at the end.
+#[derive(clap::Args)]
+pub struct PlayArgs {
+    /// Your opponent, an agent spec (see `arena --help`), such as net:model=runs/quickstart,sims=400.
+    #[arg(long)]
+    agent: String,
+    /// The colour you play.
+    #[arg(long, value_enum, default_value = "black")]
+    color: PersonColor,
+    /// A transcript of the moves the game starts after (empty: the start).
+    #[arg(long, default_value = "")]
+    from: String,
+    #[arg(long, default_value = "othello", help = crate::flags::rules_help!(""))]
+    rules: othello_core::Rules,
+    /// Seeds the agent.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+}
+
+pub fn nboard_command(args: ServeArgs) -> Result<()> {
+    nboard(&args.agent, args.seed)
+}
+
+pub fn gtp_command(args: ServeArgs) -> Result<()> {
+    gtp(&args.agent, args.seed)
+}
+
+pub fn play_command(args: PlayArgs) -> Result<()> {
+    let color = match args.color {
+        PersonColor::Black => othello_core::Color::Black,
+        PersonColor::White => othello_core::Color::White,
+    };
+    play(&args.agent, color, &args.from, args.rules, args.seed)
+}
+
 pub fn nboard(agent: &str, seed: u64) -> Result<()> {
     let agent = othello_eval::agent_from_spec(agent, seed)?;
     let session = othello_eval::nboard::NboardSession::new(agent);

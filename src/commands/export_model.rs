@@ -4,6 +4,21 @@ use std::path::Path;
 
 use anyhow::Result;
 
+/// Export a model for other frontends: safetensors, ONNX, a model card, and example inputs and outputs.
+#[derive(clap::Args)]
+pub struct ExportArgs {
+    /// A model (`RUN/models/model-<step>.json` or `.bpk`), or a run directory (its newest model).
+    #[arg(long)]
+    model: std::path::PathBuf,
+    /// The directory the export is written to.
+    #[arg(long)]
+    out: std::path::PathBuf,
+}
+
+pub fn export(a: ExportArgs) -> Result<()> {
+    run(&a.model, &a.out)
+}
+
 pub fn run(model: &Path, out: &Path) -> Result<()> {
     let model = othello_net::resolve_model(model)?;
     let written = othello_train::export::export(&model, out)?;

@@ -10,6 +10,32 @@ use othello_core::pattern::{PatternWeights, PHASE_WIDTH};
 
 use crate::input::read_wthor;
 
+/// Fit the pattern evaluation (the solver's move ordering) on WTHOR games; every 20th game is held out and the
+/// error on it printed per phase.
+#[derive(clap::Args)]
+pub struct FitEvalArgs {
+    /// WTHOR game files.
+    #[arg(num_args = 1.., required = true)]
+    wthor: Vec<PathBuf>,
+    /// Exact labels from `label-endgames`: the games' positions take their labels from the nearest exactly known
+    /// position, and the other children join the training set.
+    #[arg(long)]
+    labels: Option<PathBuf>,
+    /// Where to write the weights (the crate ships core/src/pattern/weights.bin).
+    #[arg(long)]
+    out: PathBuf,
+    /// Passes over the training positions.
+    #[arg(long, default_value_t = 400)]
+    epochs: u32,
+    /// Ridge penalty in pseudo-samples per weight.
+    #[arg(long, default_value_t = 16.0, value_parser = crate::flags::not_negative)]
+    prior: f64,
+}
+
+pub fn fit_eval(a: FitEvalArgs) -> Result<()> {
+    run(&a.wthor, a.labels.as_deref(), &a.out, a.epochs, a.prior)
+}
+
 pub fn run(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u32, prior: f64) -> Result<()> {
     let (mut train, mut held_out) = (Vec::new(), Vec::new());
     let mut exact = std::collections::HashMap::new();

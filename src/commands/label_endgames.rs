@@ -10,6 +10,39 @@ use othello_core::pattern::label::{label_game, Label, LabelFile, LabelRun};
 use othello_core::solve::Solver;
 use othello_core::wthor::WthorGame;
 
+/// Solve the positions of WTHOR games with few empties exactly (and one other child of each), as labels for
+/// `fit-eval --labels`. Saves as it goes; run again with the same settings to resume.
+#[derive(clap::Args)]
+pub struct LabelEndgamesArgs {
+    /// WTHOR game files.
+    #[arg(num_args = 1.., required = true)]
+    wthor: Vec<PathBuf>,
+    /// The label file to write (or resume).
+    #[arg(long)]
+    out: PathBuf,
+    /// Label every N-th game of the files.
+    #[arg(long, value_parser = crate::flags::positive::<u32>, default_value_t = 10)]
+    every: u32,
+    /// The fewest empties of a labelled position.
+    #[arg(long, default_value_t = 6)]
+    min_empties: u8,
+    /// The most empties of a labelled position.
+    #[arg(long, default_value_t = 18)]
+    max_empties: u8,
+    /// Seed for the other children.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads (one solver each; default: one per core).
+    #[arg(long, value_parser = crate::flags::thread_count)]
+    threads: Option<usize>,
+}
+
+pub fn label_endgames(a: LabelEndgamesArgs) -> Result<()> {
+    let (every, min_empties, max_empties, seed) = (a.every, a.min_empties, a.max_empties, a.seed);
+    let labels = LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
+    run(&a.wthor, &a.out, labels, a.threads.unwrap_or_else(crate::flags::available_threads))
+}
+
 /// Games per thread between saves.
 const ROUND: usize = 16;
 

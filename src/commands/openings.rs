@@ -9,6 +9,39 @@ use othello_core::Rules;
 use othello_eval::openings::{balanced, searchable, to_text, Valuation};
 use othello_run::atomic::write_atomic;
 
+/// Write a balanced openings file: every distinct position (up to symmetry) PLIES moves from the start whose value
+/// is within MAX_VALUE discs of even (valued by the pattern engine on 8x8 Othello, else exactly).
+#[derive(clap::Args)]
+pub struct OpeningsArgs {
+    #[arg(long, default_value = "othello", help = crate::flags::rules_help!(""))]
+    rules: Rules,
+    /// Moves from the start.
+    #[arg(long, default_value_t = 6)]
+    plies: u32,
+    /// The largest value kept, in discs either way.
+    #[arg(long, default_value_t = 2.0, value_parser = crate::flags::not_negative)]
+    max_value: f64,
+    /// The pattern engine's depth.
+    #[arg(long, default_value_t = 10)]
+    depth: u32,
+    /// The exact solver's time per position (positions it cannot solve in time are left out).
+    #[arg(long, default_value = "10", value_parser = crate::flags::seconds)]
+    seconds: Duration,
+    /// Reach this many distinct positions by seeded random games instead of listing every one (for deep openings,
+    /// where the list is too long to value).
+    #[arg(long)]
+    sample: Option<usize>,
+    /// The openings file to write.
+    #[arg(long)]
+    out: std::path::PathBuf,
+}
+
+pub fn openings(a: OpeningsArgs) -> Result<()> {
+    let (rules, plies, max_value, depth, seconds, sample) =
+        (a.rules, a.plies, a.max_value, a.depth, a.seconds, a.sample);
+    run(OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &a.out })
+}
+
 /// How `openings` finds and values its positions.
 pub struct OpeningsOptions<'a> {
     pub rules: Rules,

@@ -11,6 +11,61 @@ use othello_core::{Convention, Game, KernelKind, Move, Rules, Status};
 
 use crate::input::parse_position;
 
+/// Count the move sequences of DEPTH plies (perft).
+#[derive(clap::Args)]
+pub struct PerftArgs {
+    /// Plies, at most 21: past that the count from the 8x8 start no longer fits 64 bits (and would take centuries).
+    #[arg(value_parser = clap::value_parser!(u32).range(0..=21))]
+    depth: u32,
+    /// How passes and finished games count: edges (OEIS A124004), leaves (Egaroucid mode 1), no-pass (mode 2).
+    #[arg(long, default_value = "leaves")]
+    convention: Convention,
+    #[arg(long, default_value = "othello", help = crate::flags::rules_help!(""))]
+    rules: Rules,
+    /// Kernel: portable, avx2, avx512 (default: the fastest this CPU has).
+    #[arg(long)]
+    kernel: Option<KernelKind>,
+}
+
+/// Replay games (one transcript per line) and print each game's final disc counts `BLACK WHITE`, or the game's
+/// error on its line; the exit status is 1 when any game is an error.
+#[derive(clap::Args)]
+pub struct ReplayArgs {
+    /// Read from this file instead of standard input.
+    #[arg(long)]
+    file: Option<PathBuf>,
+    /// The input is GGF game records (several games per file).
+    #[arg(long, conflicts_with = "wthor")]
+    ggf: bool,
+    /// Read these WTHOR database files (.wtb).
+    #[arg(long, num_args = 1..)]
+    wthor: Vec<PathBuf>,
+    #[arg(long, default_value = "othello", help = crate::flags::rules_help!(""))]
+    rules: Rules,
+}
+
+/// Print a position (a transcript or a board string) with its legal moves marked `*`.
+#[derive(clap::Args)]
+pub struct ShowArgs {
+    /// A transcript (`f5d6c3`) or a board string (the squares and the side to move); empty for the start.
+    #[arg(allow_hyphen_values = true)]
+    pub position: Vec<String>,
+    #[arg(long, help = crate::flags::rules_help!(" (default: othello at the board's size)"))]
+    rules: Option<Rules>,
+}
+
+pub fn perft_command(args: PerftArgs) -> Result<()> {
+    perft(args.depth, args.convention, &args.rules, args.kernel)
+}
+
+pub fn replay_command(args: ReplayArgs) -> Result<()> {
+    replay(args.file.as_deref(), args.ggf, &args.wthor, args.rules)
+}
+
+pub fn show_command(args: ShowArgs) -> Result<()> {
+    show(&args.position.join(" "), args.rules)
+}
+
 pub fn perft(depth: u32, convention: Convention, rules: &Rules, kernel: Option<KernelKind>) -> Result<()> {
     let kernel = kernel.unwrap_or_else(KernelKind::best);
     println!("{}", perft_with(kernel, rules, &rules.start_position(), depth, convention));

@@ -16,7 +16,49 @@ use indicatif::{ProgressBar, ProgressStyle};
 use othello_net::{newest_model, read_info};
 use othello_run::RunDir;
 
+use othello_eval::stage::searches_with;
+use othello_eval::AgentSpec;
+use othello_search::PlayerSearch;
+
 use crate::run_config::RunConfig;
+
+/// The main job: train a player from scratch (or continue one) and rate it as it learns. Self-play, the trainer and
+/// the evaluation stage run as three processes sharing RUN; a status line shows games, positions/s, step, losses
+/// and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up, then rates the last
+/// checkpoint (and the final player, with `[eval] final_player_simulations`): RUN/eval/ratings.svg draws Elo
+/// against step and wall time. Ctrl-C or `kill -9`, and a rerun resumes every stage. With no config: the embedded
+/// quickstart (6x6: 11 minutes of training, about 13 in all on 2 cores).
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// The run directory (created if new).
+    #[arg(long, default_value = "runs/quickstart")]
+    run: std::path::PathBuf,
+    /// Config file of a new run (default: the embedded quickstart); a run keeps its RUN/config.toml, and a different
+    /// one is refused.
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+    /// Stop at this trainer step (default: the config's max_steps; 0: no limit).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Stop after this many minutes of this stretch (default: what the run's checkpoints leave of the config's
+    /// minutes; 0: no limit).
+    #[arg(long, value_parser = crate::flags::minutes)]
+    minutes: Option<f64>,
+    /// Cores in all (default: this machine's); the evaluation takes the config's [eval] threads of them.
+    #[arg(long, value_parser = crate::flags::thread_count)]
+    threads: Option<usize>,
+    /// Begin a fresh run from this checkpoint's weights (a network pre-trained on WTHOR, say: `import-wthor` and
+    /// `train` in a run of its own) instead of a random initialisation. The run is labelled a warm start wherever it
+    /// is rated.
+    #[arg(long)]
+    warm_start: Option<std::path::PathBuf>,
+}
+
+pub fn run_command(a: RunArgs) -> Result<()> {
+    let threads = a.threads.unwrap_or_else(crate::flags::available_threads);
+    let (run_dir, config, warm_start) = (RunDir::new(a.run), a.config.as_deref(), a.warm_start.as_deref());
+    run(RunOptions { run: &run_dir, config, steps: a.steps, minutes: a.minutes, threads, warm_start })
+}
 
 /// Set in the stages' environment: they exit when the `run` that started them is gone.
 const STAGE_OF_RUN: &str = "OTHELLO_ZERO_STAGE_OF_RUN";
@@ -312,8 +354,8 @@ fn last_error(log: &Path) -> Option<String> {
 
 /// ", then the final player (its N-simulation search)" where the config has one, else nothing.
 fn final_player_clause(config: &RunConfig) -> String {
-    EvalSearches::of(config).final_player.as_ref().map_or(String::new(), |(simulations, _)| {
-        format!(", then the final player (its {simulations}-simulation search)")
+    EvalSearches::of(config).final_player.as_ref().map_or(String::new(), |search| {
+        format!(", then the final player (its {}-simulation search)", search.simulations)
     })
 }
 
@@ -493,31 +535,25 @@ impl Status {
 
 /// The searches the evaluation rates checkpoints with: the curve's, and the final player's with its simulations.
 struct EvalSearches {
-    curve: String,
-    curve_simulations: u32,
-    final_player: Option<(u32, String)>,
+    curve: PlayerSearch,
+    final_player: Option<PlayerSearch>,
 }
 
 impl EvalSearches {
     fn of(config: &RunConfig) -> EvalSearches {
-        let search = |simulations| config.player_search().spec(simulations);
-        EvalSearches {
-            curve: search(config.eval.simulations),
-            curve_simulations: config.eval.simulations,
-            final_player: config
-                .eval
-                .final_player_simulations
-                .filter(|&n| n != config.eval.simulations)
-                .map(|n| (n, search(n))),
-        }
+        let curve = config.player_search();
+        let final_player = (config.eval.final_player_simulations)
+            .filter(|&n| n != curve.simulations)
+            .map(|simulations| PlayerSearch { simulations, ..curve.clone() });
+        EvalSearches { curve, final_player }
     }
 }
 
 /// The checkpoints among `measures` (player, measure) played with `search`, oldest first: each one's step and
 /// measure.
-fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>, search: &str) -> Vec<(u64, T)> {
+fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>, search: &PlayerSearch) -> Vec<(u64, T)> {
     let mut checkpoints: Vec<(u64, T)> = measures
-        .filter(|(player, _)| super::arena::searches_with(player, search))
+        .filter(|(player, _)| searches_with(player, search))
         .filter_map(|(player, measure)| {
             let (_, _, info) = othello_eval::ratings_plot::rated_checkpoint(player)?;
             Some((info.step, measure))
@@ -528,19 +564,19 @@ fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>, sear
 }
 
 /// The checkpoints with `search` in an evaluation's ratings, oldest first: each one's step, Elo and 95% interval.
-fn rated_checkpoints(table: &othello_eval::arena::RatingsTable, search: &str) -> Vec<(u64, (f64, f64))> {
+fn rated_checkpoints(table: &othello_eval::arena::RatingsTable, search: &PlayerSearch) -> Vec<(u64, (f64, f64))> {
     checkpoints_by_step(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))), search)
 }
 
 /// The checkpoints with `search` in an evaluation's `optimal-moves.csv`, oldest first: each one's step and
 /// optimal-move rate.
-fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir, search: &str) -> Vec<(u64, f64)> {
+fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir, search: &PlayerSearch) -> Vec<(u64, f64)> {
     let Ok(records) = eval.read_optimal_moves() else { return vec![] };
     checkpoints_by_step(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())), search)
 }
 
 /// The newest checkpoint with `search` in an evaluation's `ratings.json`: its step, Elo and 95% interval.
-fn newest_rated(eval: &othello_eval::arena::ArenaDir, search: &str) -> Option<(u64, f64, f64)> {
+fn newest_rated(eval: &othello_eval::arena::ArenaDir, search: &PlayerSearch) -> Option<(u64, f64, f64)> {
     let newest = rated_checkpoints(&eval.read_ratings().ok()?, search).pop();
     newest.map(|(step, (elo, interval))| (step, elo, interval))
 }
@@ -574,8 +610,9 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearche
     if let Some(rates) = first_to_last(&checkpoints_against_solver(eval, &searches.curve), show_rate) {
         summary += &format!("; the solver's move {rates}");
     }
-    let Some((simulations, search)) = &searches.final_player else { return Some(summary) };
-    let players = table.ratings.iter().filter(|r| super::arena::searches_with(&r.player, search));
+    let Some(search) = &searches.final_player else { return Some(summary) };
+    let simulations = search.simulations;
+    let players = table.ratings.iter().filter(|r| searches_with(&r.player, search));
     let stepped = players.filter_map(|r| Some((othello_eval::ratings_plot::rated_checkpoint(&r.player)?.2.step, r)));
     let Some((step, player)) = stepped.max_by_key(|(step, _)| *step) else { return Some(summary) };
     summary += &format!(
@@ -585,17 +622,18 @@ fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &EvalSearche
     if let Ok(rows) = eval.read() {
         // Its score against the same network with the curve's search (its spec with that search in place of its
         // own), and against the ladder's strongest rung.
-        let same_network = player.player.strip_suffix(search.as_str()).map(|head| {
-            (
-                format!("{head}{}", searches.curve),
-                format!("step {step} with {} simulations", searches.curve_simulations),
-            )
+        // Players compared as specs, not as the text a table happens to hold.
+        let Ok(final_player) = player.player.parse::<AgentSpec>() else { return Some(summary) };
+        let is = |text: &str, spec: &AgentSpec| text.parse::<AgentSpec>().is_ok_and(|s| s == *spec);
+        let same_network = final_player.model().map(|model| {
+            let name = format!("step {step} with {} simulations", searches.curve.simulations);
+            (AgentSpec::net(model, searches.curve.clone()), name)
         });
-        let opponents = [same_network, top.map(|r| (r.player.clone(), r.player.clone()))];
-        for (opponent, name) in opponents.into_iter().flatten() {
+        let top_rung = top.and_then(|r| Some((r.player.parse::<AgentSpec>().ok()?, r.player.clone())));
+        for (opponent, name) in [same_network, top_rung].into_iter().flatten() {
             let (points, games) = rows.iter().fold((0.0, 0), |(points, games), r| {
-                match (r.black == player.player && r.white == opponent, r.white == player.player && r.black == opponent)
-                {
+                let (black, white) = (is(&r.black, &final_player), is(&r.white, &final_player));
+                match (black && is(&r.white, &opponent), white && is(&r.black, &opponent)) {
                     (true, _) => (points + r.black_score, games + 1),
                     (_, true) => (points + 1.0 - r.black_score, games + 1),
                     _ => (points, games),
@@ -781,8 +819,8 @@ mod tests {
         let run = RunDir::new(scratch.path());
         std::fs::create_dir_all(run.eval()).unwrap();
         let eval = ArenaDir::new(run.eval());
-        let searches =
-            EvalSearches { curve: "sims=8".into(), curve_simulations: 8, final_player: Some((64, "sims=64".into())) };
+        let search = |simulations| PlayerSearch::new(simulations, None, othello_search::MctsConfig::default());
+        let searches = EvalSearches { curve: search(8), final_player: Some(search(64)) };
         assert_eq!(learning_summary(&eval, &searches), None);
         let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
         let rated = |player: String, elo: f64, interval95: f64| RatedPlayer {

@@ -11,6 +11,41 @@ use othello_selfplay::worker::{self, Progress, WorkerOptions};
 
 use crate::run_config::RunConfig;
 
+/// Play self-play games into RUN/replay (resumes: games already there are not played again).
+#[derive(clap::Args)]
+pub struct SelfplayArgs {
+    /// The run directory.
+    #[arg(long)]
+    run: std::path::PathBuf,
+    /// Games for this worker in total (games already in RUN/replay count); 0: until stopped.
+    #[arg(long, value_parser = worker_games, default_value_t = 64)]
+    games: u64,
+    /// Threads (one game each at a time).
+    #[arg(long, value_parser = crate::flags::thread_count, default_value_t = 1)]
+    threads: usize,
+    /// Worker id: give each process sharing a run directory its own.
+    #[arg(long, default_value_t = 0)]
+    worker: u32,
+    /// Config file of a new run (default: the embedded one); a run keeps its RUN/config.toml, and a different one is
+    /// refused.
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+}
+
+/// A self-play worker's games: 0 (until stopped) to the most its game ids can tell apart.
+fn worker_games(text: &str) -> Result<u64, String> {
+    use othello_selfplay::worker::MAX_GAMES_PER_WORKER;
+    match text.parse::<u64>() {
+        Ok(n) if n <= MAX_GAMES_PER_WORKER => Ok(n),
+        Ok(_) => Err(format!("expected at most {MAX_GAMES_PER_WORKER} (a worker's game ids), or 0: until stopped")),
+        Err(_) => Err(format!("'{text}' is not a whole number")),
+    }
+}
+
+pub fn selfplay(a: SelfplayArgs) -> Result<()> {
+    run(&RunDir::new(a.run), a.games, a.threads, a.worker, a.config.as_deref())
+}
+
 pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Option<&Path>) -> Result<()> {
     // Burn's CPU pool must have a thread per worker thread, or the workers queue on it (measured: 1.18x instead
     // of 1.84x with two threads). Set before the pool starts; an explicit setting wins.

@@ -11,6 +11,69 @@ use othello_core::{Move, Position, Rules};
 
 use crate::input::{parse_position, rules_for_board};
 
+/// `solve --table-mb`'s default: the solver's own.
+const TABLE_MB: u32 = (othello_core::solve::TABLE_BYTES >> 20) as u32;
+
+/// Solve positions exactly: best moves, score, nodes and time.
+#[derive(clap::Args)]
+pub struct SolveArgs {
+    /// A board string with the side to move, or a transcript (`""`: the start); or else `--file`.
+    #[arg(allow_hyphen_values = true, required_unless_present = "file", conflicts_with = "file")]
+    pub position: Vec<String>,
+    /// A file of positions, one per line: the FFO suite's format (`<board> <side> [<best> <score> <id>]`) or Edax's
+    /// `.obf` (`<board> <side>; <move>:<score>; ...`, every top-scored move a best one).
+    #[arg(long)]
+    file: Option<std::path::PathBuf>,
+    /// Print the exact score of every legal move.
+    #[arg(long, conflicts_with_all = ["wld", "one_best"])]
+    all_moves: bool,
+    /// The exact score and one best move, as Edax reports (a file's listed moves then count as alternatives):
+    /// without it every best move is proven, which can take far longer.
+    #[arg(long, conflicts_with = "wld")]
+    one_best: bool,
+    /// Only win/draw/loss (faster).
+    #[arg(long)]
+    wld: bool,
+    /// Give up on a position after this many seconds.
+    #[arg(long, value_parser = crate::flags::seconds)]
+    time: Option<std::time::Duration>,
+    /// Give up on a position after this many nodes.
+    #[arg(long)]
+    nodes: Option<u64>,
+    #[arg(long, help = crate::flags::rules_help!(" (default: othello at the board's size)"))]
+    rules: Option<Rules>,
+    /// Threads: a single position is searched on all of them, sharing one table (young brothers wait); a file's
+    /// positions are solved this many at a time, one thread and table each (per-position times are then those of a
+    /// thread sharing the machine; with fewer positions than threads, each is searched on several).
+    #[arg(long, value_parser = crate::flags::thread_count, default_value_t = 1)]
+    threads: usize,
+    /// The transposition table's size in MB (per solver; 1 to 16384), rounded down to a power of two. The default
+    /// suits the FFO suite; a position with many more empties may gain from a larger one.
+    #[arg(long, default_value_t = TABLE_MB, value_parser = clap::value_parser!(u32).range(1..=16384))]
+    table_mb: u32,
+    /// Also print a line of perfect play for both sides to the end of the game (its search is not counted in the
+    /// nodes and time printed; the limits cut it short).
+    #[arg(long, conflicts_with = "wld")]
+    pv: bool,
+}
+
+pub fn solve(args: SolveArgs) -> Result<()> {
+    let mode = match (args.all_moves, args.one_best, args.wld) {
+        (true, _, _) => Mode::AllMoves,
+        (_, true, _) => Mode::BestMove,
+        (_, _, true) => Mode::WinDrawLoss,
+        _ => Mode::Exact,
+    };
+    let options = SolveOptions {
+        mode,
+        limits: Limits { nodes: args.nodes, time: args.time },
+        threads: args.threads,
+        table_bytes: (args.table_mb as usize) << 20,
+        principal_variation: args.pv,
+    };
+    run(&args.position.join(" "), args.file.as_deref(), args.rules, options)
+}
+
 /// How `solve` searches, from its flags.
 pub struct SolveOptions {
     pub mode: Mode,

@@ -10,6 +10,32 @@ use othello_train::{Event, TrainOptions, Trainer};
 
 use crate::run_config::RunConfig;
 
+/// Train the network of RUN on the replay window of RUN/replay; checkpoints go to RUN/models (resumes from the
+/// newest one).
+#[derive(clap::Args)]
+pub struct TrainArgs {
+    /// The run directory.
+    #[arg(long)]
+    run: std::path::PathBuf,
+    /// Stop at this step (default: the config's max_steps; 0: no limit).
+    #[arg(long)]
+    steps: Option<u64>,
+    /// Stop after this many minutes, with a checkpoint of the last step (0: no limit, as for `run`).
+    #[arg(long, value_parser = crate::flags::minutes)]
+    minutes: Option<f64>,
+    /// Stop when there is nothing left to train on (the throttle or no data) instead of waiting.
+    #[arg(long)]
+    exit_when_starved: bool,
+    /// Config file of a new run (default: the embedded one); a run keeps its RUN/config.toml, and a different one is
+    /// refused.
+    #[arg(long)]
+    config: Option<std::path::PathBuf>,
+}
+
+pub fn train(a: TrainArgs) -> Result<()> {
+    run(&RunDir::new(a.run), a.config.as_deref(), a.steps, a.minutes, a.exit_when_starved)
+}
+
 pub fn run(
     run: &RunDir,
     config: Option<&Path>,

@@ -135,7 +135,8 @@ mod tests {
     use super::*;
     use othello_core::Rules;
     use othello_run::Provenance;
-    use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
+    use othello_search::RolloutEvaluator;
+    use othello_selfplay::{play_game, SelfPlayConfig};
 
     fn shard(rules: Rules) -> Shard {
         let config = SelfPlayConfig { simulations: 16, ..Default::default() };

@@ -390,7 +390,8 @@ mod tests {
     use super::*;
     use burn::tensor::Tensor;
     use othello_run::{Provenance, Shard};
-    use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
+    use othello_search::RolloutEvaluator;
+    use othello_selfplay::{play_game, SelfPlayConfig};
 
     /// A run directory in a scratch directory (removed when the first is dropped) holding `games` games.
     fn run_with_games(games: u64) -> (tempfile::TempDir, RunDir) {

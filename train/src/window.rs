@@ -113,7 +113,8 @@ mod tests {
     use super::*;
     use othello_core::Rules;
     use othello_run::Provenance;
-    use othello_selfplay::{play_game, RolloutEvaluator, SelfPlayConfig};
+    use othello_search::RolloutEvaluator;
+    use othello_selfplay::{play_game, SelfPlayConfig};
     use rand::SeedableRng;
 
     fn shard_of_game(seed: u64) -> Shard {

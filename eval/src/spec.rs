@@ -1,0 +1,498 @@
+//! An agent spec, the one way a player is named on the command line, in configs and in the arena's tables:
+//! `NAME[:KEY=VALUE,...][+endgameK]`, a value holding commas or spaces in double quotes. [`AgentSpec`] parses it
+//! (one [`SpecError`] per failure) and prints it back in its canonical form: parameters in the documented order,
+//! defaults left out but a `net:` player's simulations, models and commands always quoted. A canonical spec prints
+//! as it was written, and every spec parses back from its print to the same value.
+
+use std::fmt;
+use std::str::FromStr;
+
+use othello_net::DeviceChoice;
+use othello_search::{InteriorSelection, MctsConfig, PlayerSearch, MAX_SIMULATIONS};
+use thiserror::Error;
+
+use crate::engine::Protocol;
+
+/// The largest weight a search gives the disc margin beside the result: `score=` in a `net:` spec, and the configs'
+/// `score_utility` keys.
+pub const MAX_SCORE_UTILITY: f32 = 10.0;
+/// The largest Gumbel value scale a `net:` player takes (`qscale=`).
+const MAX_GUMBEL_Q_SCALE: f32 = 1000.0;
+/// Root moves a `net:` player's Gumbel search considers when `gumbel` gives no number.
+pub const DEFAULT_GUMBEL_CONSIDERED: usize = 16;
+/// A `net:` player's simulations a move when the spec gives none.
+pub const DEFAULT_NET_SIMULATIONS: u32 = 200;
+/// The most seconds a move or an engine's start may be given.
+const MAX_SECONDS: f64 = 86_400.0;
+
+/// A player, with its parameters; see [`AgentKind`] for each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AgentSpec {
+    pub kind: AgentKind,
+    /// `+endgameK`: perfect play once at most K squares are empty.
+    pub endgame: Option<u32>,
+}
+
+/// The players the harness knows. A parameter left out (`None`) takes its default when the agent is made.
+#[derive(Clone, Debug, PartialEq)]
+pub enum AgentKind {
+    /// `random`: uniformly random legal moves.
+    Random,
+    /// `greedy`: the move that flips most.
+    Greedy,
+    /// `positional:depth=N`: alpha-beta to N plies (1-12, default 4) on square weights and mobility.
+    Positional { depth: Option<u32> },
+    /// `pattern:depth=N` or `pattern:time=S`, `[,exact=K]`: principal variation search on the WTHOR-fitted pattern
+    /// evaluation (default depth 6), exact from K empties; 8x8 Othello only.
+    Pattern { budget: Option<PatternBudget>, exact: Option<u32> },
+    /// `mcts:sims=N`: Monte-Carlo tree search with random rollouts (default 1000 simulations).
+    Mcts { sims: Option<u32> },
+    /// `policy:model=M[,temperature=T][,device=D]`: a network's raw policy, the best legal move or sampled.
+    Policy { model: String, temperature: Option<f32>, device: Option<DeviceChoice> },
+    /// `net:model=M,sims=N[,gumbel=K][,score=W][,qscale=C][,qrescale][,interior=I][,cpuct=C][,fpu=F][,device=D]`:
+    /// the network with its search, no root noise, the tree kept between moves. `model` is a checkpoint or a run
+    /// directory (its newest checkpoint).
+    Net { model: String, search: PlayerSearch, device: Option<DeviceChoice> },
+    /// `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S][,startup=S]`: an external program, S seconds a move
+    /// (default 10) and its first move `startup` seconds more (default 20).
+    Engine { cmd: String, protocol: Protocol, time: Option<f64>, startup: Option<f64> },
+}
+
+/// A `pattern:` player's budget a move.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PatternBudget {
+    Depth(u32),
+    /// Seconds.
+    Time(f64),
+}
+
+/// What is wrong with a spec.
+#[derive(Clone, Debug, Error, PartialEq)]
+pub enum SpecError {
+    #[error("'{0}' has an unclosed quote")]
+    UnclosedQuote(String),
+    #[error("'{0}' is not KEY=VALUE")]
+    NotKeyValue(String),
+    #[error("'{0}' is given twice")]
+    GivenTwice(String),
+    #[error("'+{0}' is not +endgameK, e.g. +endgame14")]
+    Suffix(String),
+    #[error("more than one '+' suffix")]
+    TwoSuffixes,
+    #[error(
+        "unknown agent '{0}' (known: random, greedy, positional:depth=N, pattern:depth=N|time=S, mcts:sims=N, \
+         policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P; add +endgameK for a perfect endgame)"
+    )]
+    UnknownAgent(String),
+    #[error("'{agent}' takes no parameters (got '{key}')")]
+    NoParameters { agent: &'static str, key: String },
+    #[error("'{agent}' has no parameter '{key}' (known: {known})")]
+    UnknownParameter { agent: &'static str, key: String, known: String },
+    #[error("'{agent}' needs {key}=...")]
+    Missing { agent: &'static str, key: &'static str },
+    #[error("{key}={value}: expected {expected}")]
+    Value { key: String, value: String, expected: String },
+    #[error("give depth or time, not both")]
+    DepthAndTime,
+}
+
+impl AgentSpec {
+    /// The network `model` with `search`: how the evaluation stage names a checkpoint's player.
+    pub fn net(model: impl Into<String>, search: PlayerSearch) -> AgentSpec {
+        AgentSpec { kind: AgentKind::Net { model: model.into(), search, device: None }, endgame: None }
+    }
+
+    /// The model a `policy:` or `net:` player loads.
+    pub fn model(&self) -> Option<&str> {
+        match &self.kind {
+            AgentKind::Policy { model, .. } | AgentKind::Net { model, .. } => Some(model),
+            _ => None,
+        }
+    }
+
+    /// The spec with its model replaced by what `rename` makes of it; None when it loads no model or `rename` gives
+    /// none.
+    pub fn with_model(&self, rename: impl FnOnce(&str) -> Option<String>) -> Option<AgentSpec> {
+        let renamed = rename(self.model()?)?;
+        let mut spec = self.clone();
+        if let AgentKind::Policy { model, .. } | AgentKind::Net { model, .. } = &mut spec.kind {
+            *model = renamed;
+        }
+        Some(spec)
+    }
+
+    /// A `net:` player's search.
+    pub fn search(&self) -> Option<&PlayerSearch> {
+        match &self.kind {
+            AgentKind::Net { search, .. } => Some(search),
+            _ => None,
+        }
+    }
+
+    /// The spec without its `+endgameK`.
+    pub fn base(&self) -> AgentSpec {
+        AgentSpec { endgame: None, ..self.clone() }
+    }
+}
+
+impl FromStr for AgentSpec {
+    type Err = SpecError;
+
+    fn from_str(spec: &str) -> Result<AgentSpec, SpecError> {
+        let (base, endgame) = match split_outside_quotes(spec, '+').as_slice() {
+            [base] => (*base, None),
+            [base, extra] => {
+                let k = extra.strip_prefix("endgame").and_then(|k| k.parse::<u32>().ok());
+                (*base, Some(k.ok_or_else(|| SpecError::Suffix(extra.to_string()))?))
+            }
+            _ => return Err(SpecError::TwoSuffixes),
+        };
+        let (name, params) = match base.split_once(':') {
+            Some((name, params)) => (name, Params::parse(params)?),
+            None => (base, Params::default()),
+        };
+        Ok(AgentSpec { kind: AgentKind::parse(name, &params)?, endgame })
+    }
+}
+
+impl AgentKind {
+    fn parse(name: &str, p: &Params) -> Result<AgentKind, SpecError> {
+        Ok(match name {
+            "random" => p.allow("random", &[]).map(|_| AgentKind::Random)?,
+            "greedy" => p.allow("greedy", &[]).map(|_| AgentKind::Greedy)?,
+            "positional" => {
+                p.allow("positional", &["depth"])?;
+                AgentKind::Positional { depth: p.number("depth", 1..=12)? }
+            }
+            "pattern" => {
+                p.allow("pattern", &["depth", "time", "exact"])?;
+                let budget = match (p.number("depth", 1..=40)?, p.seconds("time")?) {
+                    (Some(_), Some(_)) => return Err(SpecError::DepthAndTime),
+                    (Some(d), None) => Some(PatternBudget::Depth(d)),
+                    (None, Some(t)) => Some(PatternBudget::Time(t)),
+                    (None, None) => None,
+                };
+                AgentKind::Pattern { budget, exact: p.number("exact", 0..=30)? }
+            }
+            "mcts" => {
+                p.allow("mcts", &["sims"])?;
+                AgentKind::Mcts { sims: p.number("sims", 1..=10_000_000)? }
+            }
+            "policy" => {
+                p.allow("policy", &["model", "temperature", "device"])?;
+                let temperature = p.real("temperature", 0.0..=10.0, "a number from 0 to 10")?;
+                AgentKind::Policy { model: p.required("policy", "model")?, temperature, device: p.device()? }
+            }
+            "net" => {
+                let known = ["model", "sims", "gumbel", "score", "qscale", "qrescale", "interior", "cpuct", "fpu"];
+                p.allow("net", &[&known[..], &["device"]].concat())?;
+                let gumbel = match p.get("gumbel") {
+                    None | Some("false") => None,
+                    Some("true") => Some(DEFAULT_GUMBEL_CONSIDERED),
+                    Some(_) => p.number("gumbel", 2..=64)?.map(|k| k as usize),
+                };
+                let defaults = MctsConfig::default();
+                let score = format!("a number from 0 to {MAX_SCORE_UTILITY}");
+                let qscale = format!("a number above 0, at most {MAX_GUMBEL_Q_SCALE}");
+                let mcts = MctsConfig {
+                    score_utility: p.real("score", 0.0..=MAX_SCORE_UTILITY, &score)?.unwrap_or(0.0),
+                    gumbel_q_scale: p
+                        .real("qscale", f32::MIN_POSITIVE..=MAX_GUMBEL_Q_SCALE, &qscale)?
+                        .unwrap_or(defaults.gumbel_q_scale),
+                    gumbel_q_rescale: p.flag("qrescale")?,
+                    interior: match p.get("interior") {
+                        None => InteriorSelection::Puct,
+                        Some(v) => v.parse().map_err(|e| p.bad("interior", &format!("{e}")))?,
+                    },
+                    c_puct: p
+                        .real("cpuct", f32::MIN_POSITIVE..=100.0, "a number above 0, at most 100")?
+                        .unwrap_or(defaults.c_puct),
+                    fpu_reduction: p
+                        .real("fpu", -10.0..=10.0, "a number from -10 to 10")?
+                        .unwrap_or(defaults.fpu_reduction),
+                    ..defaults
+                };
+                let sims = p.number("sims", 1..=MAX_SIMULATIONS)?.unwrap_or(DEFAULT_NET_SIMULATIONS);
+                let search = PlayerSearch::new(sims, gumbel, mcts);
+                AgentKind::Net { model: p.required("net", "model")?, search, device: p.device()? }
+            }
+            "engine" => {
+                p.allow("engine", &["cmd", "protocol", "time", "startup"])?;
+                let protocol = match p.get("protocol") {
+                    Some("nboard") => Protocol::Nboard,
+                    Some("gtp") => Protocol::Gtp,
+                    Some(other) => return Err(p.bad_value("protocol", other, "nboard or gtp")),
+                    None => return Err(SpecError::Missing { agent: "engine", key: "protocol" }),
+                };
+                let cmd = p.required("engine", "cmd")?;
+                AgentKind::Engine { cmd, protocol, time: p.seconds("time")?, startup: p.seconds("startup")? }
+            }
+            _ => return Err(SpecError::UnknownAgent(name.to_string())),
+        })
+    }
+}
+
+impl fmt::Display for AgentSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut params: Vec<String> = Vec::new();
+        let mut put = |key: &str, value: Option<String>| {
+            if let Some(v) = value {
+                params.push(format!("{key}={v}"));
+            }
+        };
+        let quoted = |text: &str| Some(format!("\"{text}\""));
+        let name = match &self.kind {
+            AgentKind::Random => "random",
+            AgentKind::Greedy => "greedy",
+            AgentKind::Positional { depth } => {
+                put("depth", depth.map(|d| d.to_string()));
+                "positional"
+            }
+            AgentKind::Pattern { budget, exact } => {
+                match budget {
+                    Some(PatternBudget::Depth(d)) => put("depth", Some(d.to_string())),
+                    Some(PatternBudget::Time(t)) => put("time", Some(t.to_string())),
+                    None => {}
+                }
+                put("exact", exact.map(|k| k.to_string()));
+                "pattern"
+            }
+            AgentKind::Mcts { sims } => {
+                put("sims", sims.map(|n| n.to_string()));
+                "mcts"
+            }
+            AgentKind::Policy { model, temperature, device } => {
+                put("model", quoted(model));
+                put("temperature", temperature.map(|t| t.to_string()));
+                put("device", device.map(|d| d.to_string()));
+                "policy"
+            }
+            AgentKind::Net { model, search, device } => {
+                let (mcts, defaults) = (&search.mcts, MctsConfig::default());
+                let unless_default = |value: f32, default: f32| (value != default).then(|| value.to_string());
+                put("model", quoted(model));
+                put("sims", Some(search.simulations.to_string()));
+                put("gumbel", search.gumbel.map(|k| k.to_string()));
+                put("score", unless_default(mcts.score_utility, 0.0));
+                put("qscale", unless_default(mcts.gumbel_q_scale, defaults.gumbel_q_scale));
+                if mcts.gumbel_q_rescale {
+                    params.push("qrescale".into());
+                }
+                let mut put = |key: &str, value: Option<String>| {
+                    if let Some(v) = value {
+                        params.push(format!("{key}={v}"));
+                    }
+                };
+                put("interior", (mcts.interior != InteriorSelection::Puct).then(|| mcts.interior.to_string()));
+                put("cpuct", unless_default(mcts.c_puct, defaults.c_puct));
+                put("fpu", unless_default(mcts.fpu_reduction, defaults.fpu_reduction));
+                put("device", device.map(|d| d.to_string()));
+                "net"
+            }
+            AgentKind::Engine { cmd, protocol, time, startup } => {
+                put("cmd", quoted(cmd));
+                put("protocol", Some(protocol.name().to_string()));
+                put("time", time.map(|t| t.to_string()));
+                put("startup", startup.map(|t| t.to_string()));
+                "engine"
+            }
+        };
+        f.write_str(name)?;
+        if !params.is_empty() {
+            write!(f, ":{}", params.join(","))?;
+        }
+        match self.endgame {
+            Some(k) => write!(f, "+endgame{k}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `text` split at each `sep` outside double quotes.
+pub(crate) fn split_outside_quotes(text: &str, sep: char) -> Vec<&str> {
+    let (mut parts, mut start, mut quoted) = (Vec::new(), 0, false);
+    for (i, c) in text.char_indices() {
+        if c == '"' {
+            quoted = !quoted;
+        } else if c == sep && !quoted {
+            parts.push(&text[start..i]);
+            start = i + 1;
+        }
+    }
+    parts.push(&text[start..]);
+    parts
+}
+
+/// A spec's `key=value,key=value` (a bare `key` means `key=true`; a value may be in double quotes).
+#[derive(Default)]
+struct Params(Vec<(String, String)>);
+
+impl Params {
+    /// A key given twice, an empty one or an unclosed quote is an error.
+    fn parse(text: &str) -> Result<Params, SpecError> {
+        if text.matches('"').count() % 2 == 1 {
+            return Err(SpecError::UnclosedQuote(text.to_string()));
+        }
+        let mut params: Vec<(String, String)> = Vec::new();
+        for part in split_outside_quotes(text, ',') {
+            let (key, value) = part.split_once('=').unwrap_or((part, "true"));
+            let (key, value) = (key.trim(), value.trim());
+            let value = value.strip_prefix('"').and_then(|v| v.strip_suffix('"')).unwrap_or(value);
+            if key.is_empty() || value.is_empty() {
+                return Err(SpecError::NotKeyValue(part.to_string()));
+            }
+            if params.iter().any(|(k, _)| k == key) {
+                return Err(SpecError::GivenTwice(key.to_string()));
+            }
+            params.push((key.to_string(), value.to_string()));
+        }
+        Ok(Params(params))
+    }
+
+    fn get(&self, key: &str) -> Option<&str> {
+        self.0.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    fn allow(&self, agent: &'static str, known: &[&str]) -> Result<(), SpecError> {
+        match self.0.iter().find(|(k, _)| !known.contains(&k.as_str())) {
+            Some((key, _)) if known.is_empty() => Err(SpecError::NoParameters { agent, key: key.clone() }),
+            Some((key, _)) => Err(SpecError::UnknownParameter { agent, key: key.clone(), known: known.join(", ") }),
+            None => Ok(()),
+        }
+    }
+
+    fn bad_value(&self, key: &str, value: &str, expected: &str) -> SpecError {
+        SpecError::Value { key: key.into(), value: value.into(), expected: expected.into() }
+    }
+
+    fn bad(&self, key: &str, expected: &str) -> SpecError {
+        self.bad_value(key, self.get(key).unwrap_or_default(), expected)
+    }
+
+    fn required(&self, agent: &'static str, key: &'static str) -> Result<String, SpecError> {
+        self.get(key).map(str::to_string).ok_or(SpecError::Missing { agent, key })
+    }
+
+    fn number(&self, key: &str, range: std::ops::RangeInclusive<u32>) -> Result<Option<u32>, SpecError> {
+        let expected = || format!("a whole number from {} to {}", range.start(), range.end());
+        self.get(key)
+            .map(|v| v.parse::<u32>().ok().filter(|n| range.contains(n)).ok_or_else(|| self.bad(key, &expected())))
+            .transpose()
+    }
+
+    fn real(&self, key: &str, range: std::ops::RangeInclusive<f32>, expected: &str) -> Result<Option<f32>, SpecError> {
+        self.get(key)
+            .map(|v| v.parse::<f32>().ok().filter(|x| range.contains(x)).ok_or_else(|| self.bad(key, expected)))
+            .transpose()
+    }
+
+    fn seconds(&self, key: &str) -> Result<Option<f64>, SpecError> {
+        let valid = |s: &f64| *s > 0.0 && *s <= MAX_SECONDS;
+        self.get(key)
+            .map(|v| v.parse::<f64>().ok().filter(valid).ok_or_else(|| self.bad(key, "seconds, more than 0")))
+            .transpose()
+    }
+
+    fn flag(&self, key: &str) -> Result<bool, SpecError> {
+        match self.get(key) {
+            None | Some("false") => Ok(false),
+            Some("true") => Ok(true),
+            Some(_) => Err(self.bad(key, "true or false")),
+        }
+    }
+
+    fn device(&self) -> Result<Option<DeviceChoice>, SpecError> {
+        self.get("device").map(|d| d.parse().map_err(|e| self.bad("device", &format!("{e}")))).transpose()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Canonical specs print as written; every spec parses back from its print to the same value.
+    #[test]
+    fn specs_round_trip() {
+        for spec in [
+            "random",
+            "greedy+endgame12",
+            "positional",
+            "positional:depth=2+endgame10",
+            "pattern",
+            "pattern:depth=4",
+            "pattern:time=0.25,exact=20+endgame20",
+            "mcts:sims=50",
+            "policy:model=\"runs/a\",temperature=0.5,device=flex",
+            "net:model=\"runs/a/models/model-000000250.json\",sims=200",
+            "net:model=\"a,b\",sims=3,gumbel=16,score=0.5,qscale=0.1,qrescale,interior=gumbel,cpuct=2,fpu=0+endgame4",
+            "engine:cmd=\"gtp-rhino -l 3\",protocol=gtp,time=30,startup=5",
+            "engine:cmd=\"edax -q\",protocol=nboard",
+        ] {
+            let parsed: AgentSpec = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(parsed.to_string(), spec);
+        }
+        for (spec, canonical) in [
+            ("net:model=runs/a", "net:model=\"runs/a\",sims=200"),
+            ("net:sims=8,model=x,gumbel", "net:model=\"x\",sims=8,gumbel=16"),
+            ("net:model=x,gumbel=false,qrescale=false,score=0", "net:model=\"x\",sims=200"),
+            ("policy:model=m,device=cpu", "policy:model=\"m\",device=flex"),
+            ("engine:protocol=gtp,cmd=x", "engine:cmd=\"x\",protocol=gtp"),
+        ] {
+            let parsed: AgentSpec = spec.parse().unwrap();
+            assert_eq!(parsed.to_string(), canonical);
+            assert_eq!(canonical.parse::<AgentSpec>().unwrap(), parsed);
+        }
+    }
+
+    #[test]
+    fn each_failure_has_its_error() {
+        let value =
+            |key: &str, value: &str| SpecError::Value { key: key.into(), value: value.into(), expected: String::new() };
+        let same = |a: &SpecError, b: &SpecError| match (a, b) {
+            (SpecError::Value { key: k1, value: v1, .. }, SpecError::Value { key: k2, value: v2, .. }) => {
+                k1 == k2 && v1 == v2
+            }
+            _ => a == b,
+        };
+        for (spec, expected) in [
+            ("minimax", SpecError::UnknownAgent("minimax".into())),
+            ("positional:depth=0", value("depth", "0")),
+            (
+                "positional:depht=3",
+                SpecError::UnknownParameter { agent: "positional", key: "depht".into(), known: "depth".into() },
+            ),
+            ("positional:depth=2,depth=3", SpecError::GivenTwice("depth".into())),
+            ("random:depth=2", SpecError::NoParameters { agent: "random", key: "depth".into() }),
+            ("greedy+endgam14", SpecError::Suffix("endgam14".into())),
+            ("greedy+endgame1+endgame2", SpecError::TwoSuffixes),
+            ("positional:=3", SpecError::NotKeyValue("=3".into())),
+            ("pattern:depth=3,time=1", SpecError::DepthAndTime),
+            ("pattern:time=-1", value("time", "-1")),
+            ("policy", SpecError::Missing { agent: "policy", key: "model" }),
+            ("net:model=x,gumbel=1", value("gumbel", "1")),
+            ("net:model=x,score=-1", value("score", "-1")),
+            ("net:model=x,qscale=0", value("qscale", "0")),
+            ("net:model=x,qrescale=yes", value("qrescale", "yes")),
+            ("net:model=x,interior=pucct", value("interior", "pucct")),
+            ("net:model=x,cpuct=0", value("cpuct", "0")),
+            ("net:model=x,device=tpu", value("device", "tpu")),
+            ("engine:cmd=\"a b\",protocol=uci", value("protocol", "uci")),
+            ("engine:cmd=\"a b\"", SpecError::Missing { agent: "engine", key: "protocol" }),
+            ("engine:cmd=\"a b,protocol=gtp", SpecError::UnclosedQuote("cmd=\"a b,protocol=gtp".into())),
+        ] {
+            let err = spec.parse::<AgentSpec>().expect_err(spec);
+            assert!(same(&err, &expected), "{spec}: {err:?}, not {expected:?}");
+        }
+    }
+
+    #[test]
+    fn models_are_read_and_replaced() {
+        let spec: AgentSpec = "net:model=\"a,b\",sims=3+endgame4".parse().unwrap();
+        assert_eq!(spec.model(), Some("a,b"));
+        assert_eq!(spec.search().map(|s| s.simulations), Some(3));
+        let moved = spec.with_model(|_| Some("b/m.json".into())).unwrap();
+        assert_eq!(moved.to_string(), "net:model=\"b/m.json\",sims=3+endgame4");
+        assert_eq!("greedy".parse::<AgentSpec>().unwrap().with_model(|_| Some("x".into())), None);
+        assert_eq!(spec.with_model(|_| None), None);
+    }
+}

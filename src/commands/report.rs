@@ -1,0 +1,285 @@
+//! Prints what the arena's matches and the evaluation stage report: tables on standard output, progress on
+//! standard error (a bar on a terminal, a plain line now and then elsewhere), and the checkpoints' Elo and rate
+//! against the solver to TensorBoard where a log directory is given.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressStyle};
+use othello_eval::endgame_oracle::OptimalMovesRow;
+use othello_eval::events::Event;
+use othello_eval::ratings::Ratings;
+use othello_eval::stage::optimal_moves::best_first;
+use othello_eval::OracleReport;
+use othello_train::log::EventWriter;
+
+use super::plural;
+
+/// How many of the leading players the progress line names.
+const LEADERS_SHOWN: usize = 3;
+/// How often a plain progress line is printed where standard error is not a terminal.
+const PLAIN_LINE_EVERY: Duration = Duration::from_secs(30);
+
+/// The printer of [`Event`]s; [`Report::finish`] returns the first TensorBoard error, if any.
+pub struct Report {
+    bar: Option<ProgressBar>,
+    last_line: Instant,
+    started: Instant,
+    /// Print the likelihood of superiority with each ratings table.
+    pub los: bool,
+    log_dir: Option<PathBuf>,
+    log: Option<EventWriter>,
+    failure: Option<anyhow::Error>,
+}
+
+impl Report {
+    pub fn new() -> Report {
+        Report {
+            bar: None,
+            last_line: Instant::now(),
+            started: Instant::now(),
+            los: false,
+            log_dir: None,
+            log: None,
+            failure: None,
+        }
+    }
+
+    /// Also writes the checkpoints' Elo and rate against the solver at their steps, in a TensorBoard event file in
+    /// `dir` (created with the first value).
+    pub fn with_log(dir: PathBuf) -> Report {
+        Report { log_dir: Some(dir), ..Report::new() }
+    }
+
+    /// The first error writing TensorBoard's file, once the work is done.
+    pub fn finish(mut self) -> anyhow::Result<()> {
+        self.clear_bar();
+        self.failure.map_or(Ok(()), Err)
+    }
+
+    pub fn event(&mut self, event: Event) {
+        match event {
+            Event::Scheduled { total, to_play, threads, results } => {
+                eprintln!(
+                    "{total} games scheduled, {} already in {}, {to_play} to play on {threads} thread{}",
+                    total - to_play,
+                    results.display(),
+                    plural(threads)
+                );
+                self.start_bar(to_play, "{bar:30} {pos}/{len} games  {msg}  ETA {eta}");
+            }
+            Event::Games { done, total, per_second, standings } => {
+                let leaders = standings.map_or(String::new(), leaders);
+                let message = format!("{per_second:.2} games/s  {leaders}");
+                self.progress(done, total, || format!("{done}/{total} games, {message}"), Some(&message));
+            }
+            Event::GamesDone { played, seconds } => {
+                self.clear_bar();
+                eprintln!("{played} games played in {seconds:.1} s");
+            }
+            Event::Rated { ratings, picture } => {
+                print_table(ratings);
+                if self.los {
+                    print_los(ratings);
+                }
+                if let Some(svg) = picture {
+                    eprintln!("Elo of the checkpoints drawn in {}", svg.display());
+                }
+            }
+            Event::SprtPairs { pairs, pentanomial, llr, test } => {
+                let (lower, upper) = test.bounds();
+                eprintln!("pairs {pairs}  pentanomial {pentanomial:?}  LLR {llr:+.3} in ({lower:+.3}, {upper:+.3})");
+            }
+            Event::SprtDecided { verdict } => println!("{verdict}"),
+            Event::Against { player, opponents } => eprintln!("{player}: against {}", opponents.join(", ")),
+            Event::FinalPlayer { player } => eprintln!("the final player: {player}"),
+            Event::Promoted { model, first: true } => eprintln!("gating: {} is the first best", model.display()),
+            Event::Promoted { model, first: false } => eprintln!("gating: {} is the new best", model.display()),
+            Event::CheckpointElo { step, elo, interval95 } => {
+                self.log(&[("elo", elo as f32), ("elo_interval95", interval95 as f32)], step);
+            }
+            Event::Solving { done: 0, total, threads } => {
+                self.start_bar(total, "{bar:30} {pos}/{len} positions solved  ETA {eta}");
+                if self.bar.as_ref().is_some_and(|b| b.is_hidden()) {
+                    eprintln!("solving {total} positions on {threads} thread{}", plural(threads));
+                }
+            }
+            Event::Solving { done, total, .. } => {
+                self.progress(done, total, || format!("{done}/{total} positions solved"), None);
+                if done == total {
+                    if self.bar.as_ref().is_some_and(|b| b.is_hidden()) {
+                        eprintln!("solved in {:.1} s", self.started.elapsed().as_secs_f64());
+                    }
+                    self.clear_bar();
+                }
+            }
+            Event::Asking { players, positions, done: 0, total } => {
+                self.start_bar(total, "{bar:30} {pos}/{len} positions asked  ETA {eta}");
+                if self.bar.as_ref().is_some_and(|b| b.is_hidden()) {
+                    eprintln!("{players} player{}, {positions} positions each", plural(players));
+                }
+            }
+            Event::Asking { done, total, .. } => {
+                self.progress(done, total, || format!("{done}/{total} positions asked"), None);
+                if done == total {
+                    self.clear_bar();
+                }
+            }
+            Event::LeftOut { player, why } => eprintln!("{player}: left out: {why}"),
+            Event::OptimalMoves { player, report, step } => {
+                let (low, high) = report.optimal_interval();
+                eprintln!(
+                    "{player}: the solver's move in {:.1}% of {} positions (95%: {:.1}-{:.1})",
+                    100.0 * report.optimal_rate(),
+                    report.positions,
+                    100.0 * low,
+                    100.0 * high
+                );
+                if let Some(step) = step {
+                    self.log(&[("optimal_moves", report.optimal_rate() as f32)], step);
+                }
+            }
+            Event::EveryPlayer { records, counted, max_empties } => print_every_player(records, counted, max_empties),
+            Event::Stored { what } if what.is_empty() => {}
+            Event::Stored { what } => eprintln!("{what}"),
+            Event::Warning { message } => eprintln!("{message}"),
+        }
+    }
+
+    fn start_bar(&mut self, len: usize, template: &str) {
+        self.clear_bar();
+        let style = ProgressStyle::with_template(template).expect("a valid template");
+        self.bar = Some(ProgressBar::new(len as u64).with_style(style));
+        (self.started, self.last_line) = (Instant::now(), Instant::now());
+    }
+
+    /// The bar at `done`, or without a terminal a plain line (`line`) every [`PLAIN_LINE_EVERY`].
+    fn progress(&mut self, done: usize, total: usize, line: impl FnOnce() -> String, message: Option<&str>) {
+        let Some(bar) = &self.bar else { return };
+        bar.set_length(total as u64);
+        bar.set_position(done as u64);
+        if let Some(message) = message {
+            bar.set_message(message.to_string());
+        }
+        if bar.is_hidden() && self.last_line.elapsed() >= PLAIN_LINE_EVERY {
+            self.last_line = Instant::now();
+            eprintln!("{}", line());
+        }
+    }
+
+    fn clear_bar(&mut self) {
+        if let Some(bar) = self.bar.take() {
+            bar.finish_and_clear();
+        }
+    }
+
+    fn log(&mut self, values: &[(&str, f32)], step: u64) {
+        let Some(dir) = &self.log_dir else { return };
+        if self.failure.is_some() {
+            return;
+        }
+        if self.log.is_none() {
+            match EventWriter::create(dir) {
+                Ok(writer) => self.log = Some(writer),
+                Err(e) => return self.fail(e.into()),
+            }
+        }
+        if let Some(Err(e)) = self.log.as_mut().map(|log| log.scalars(values, step)) {
+            self.fail(e.into());
+        }
+    }
+
+    /// Said at once (a watching evaluation never finishes), returned by [`Report::finish`]; the ratings themselves
+    /// are stored apart from TensorBoard's file.
+    fn fail(&mut self, error: anyhow::Error) {
+        eprintln!("warning: TensorBoard: {error:#}");
+        self.failure = Some(error);
+    }
+}
+
+/// The leading players and their Elo, as the progress line names them.
+fn leaders(standings: &Ratings) -> String {
+    let players: Vec<&str> = standings.ratings.iter().map(|r| r.player.as_str()).collect();
+    let labels = othello_eval::matches::progress_labels(&players);
+    let mut shown: Vec<_> = (standings.ratings.iter().zip(labels).take(LEADERS_SHOWN))
+        .map(|(r, label)| format!("{label} {:+.0}±{:.0}", r.elo, r.interval95()))
+        .collect();
+    if standings.ratings.len() > LEADERS_SHOWN {
+        shown.push(format!("and {} more", standings.ratings.len() - LEADERS_SHOWN));
+    }
+    shown.join("  ")
+}
+
+fn print_table(fit: &Ratings) {
+    let width = fit.ratings.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    println!(
+        "{:>4}  {:<width$}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}",
+        "rank", "player", "Elo", "+-95%", "games", "score", "LOS next"
+    );
+    for (i, r) in fit.ratings.iter().enumerate() {
+        let los = fit.ratings.get(i + 1).and_then(|n| fit.likelihood_of_superiority(&r.player, &n.player));
+        println!(
+            "{:>4}  {:<width$}  {:>+7.1}  {:>6.1}  {:>6}  {:>5.1}%  {:>7}",
+            i + 1,
+            r.player,
+            r.elo,
+            r.interval95(),
+            r.games,
+            100.0 * r.score / r.games.max(1) as f64,
+            los.map_or(String::new(), |l| format!("{:.1}%", 100.0 * l))
+        );
+    }
+}
+
+fn print_los(fit: &Ratings) {
+    println!("likelihood of superiority (row over column):");
+    for a in &fit.ratings {
+        let cells: Vec<String> = fit
+            .ratings
+            .iter()
+            .map(|b| match fit.likelihood_of_superiority(&a.player, &b.player) {
+                Some(_) if a.player == b.player => "    -".to_string(),
+                Some(l) => format!("{:>5.1}", 100.0 * l),
+                None => String::new(),
+            })
+            .collect();
+        println!("{:<24} {}", a.player, cells.join(" "));
+    }
+}
+
+/// Prints every player's record of `counted` (moves, or positions) with at most `max_empties` empties, best first.
+pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_empties: u32) {
+    let records = best_first(records);
+    let width = records.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    println!("{counted} with a choice and at most {max_empties} empties, against the solver:");
+    println!(
+        "{:<width$}  {:>9}  {:>8}  {:>11}  {:>11}  {:>9}",
+        "player", counted, "optimal", "95%", "result kept", "mean loss"
+    );
+    for OptimalMovesRow { player, report: r, .. } in records {
+        let (low, high) = r.optimal_interval();
+        println!(
+            "{player:<width$}  {:>9}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
+            r.positions,
+            100.0 * r.optimal_rate(),
+            100.0 * low,
+            100.0 * high,
+            100.0 * r.result_kept_rate(),
+            r.mean_loss()
+        );
+    }
+}
+
+/// One line of a player's record against the solver.
+pub fn print_report(what: &str, report: &OracleReport) {
+    let (low, high) = report.optimal_interval();
+    println!(
+        "{what}: optimal {:.1}% (95%: {:.1}-{:.1}), result kept {:.1}%, mean loss {:.2} +- {:.2} discs",
+        100.0 * report.optimal_rate(),
+        100.0 * low,
+        100.0 * high,
+        100.0 * report.result_kept_rate(),
+        report.mean_loss(),
+        report.mean_loss_half_width()
+    );
+}
