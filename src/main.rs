@@ -14,6 +14,11 @@ use commands::{
     openings, oracle, perft_replay_show, run, selfplay, solve, train,
 };
 
+/// The trainer's and the network's tensors are freed and allocated again every step; glibc's malloc returns such
+/// large blocks to the kernel each time, and the page faults that zero them again took a quarter of a training step.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 #[derive(Parser)]
 #[command(name = "othello-zero", version, about = "Othello self-play research harness")]
 struct Cli {
@@ -133,7 +138,7 @@ fn run_command() -> Result<()> {
         Command::FitEval(args) => fit_eval::fit_eval(args),
         Command::LabelEndgames(args) => label_endgames::label_endgames(args),
         Command::Selfplay(args) => selfplay::selfplay(args),
-        Command::Run(args) => run::run_command(args),
+        Command::Run(args) => run::run(args),
         Command::Train(args) => train::train(args),
         Command::ImportWthor(args) => import_wthor::import_wthor(args),
         Command::Average(args) => average_models::average(args),

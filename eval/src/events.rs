@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use crate::endgame_oracle::{OptimalMovesRow, OracleReport};
+use crate::optimal_moves::{OptimalMovesReport, OptimalMovesRow};
 use crate::ratings::Ratings;
 use crate::sprt::Sprt;
 
@@ -37,7 +37,7 @@ pub enum Event<'a> {
     /// A player that could not answer the positions is left out.
     LeftOut { player: &'a str, why: String },
     /// A player's record against the solver; `step` where the player is a checkpoint on the run's curve.
-    OptimalMoves { player: &'a str, report: &'a OracleReport, step: Option<u64> },
+    OptimalMoves { player: &'a str, report: &'a OptimalMovesReport, step: Option<u64> },
     /// Every player's record against the solver, `counted` moves or positions with at most `max_empties` empties.
     EveryPlayer { records: &'a [OptimalMovesRow], counted: &'a str, max_empties: u32 },
     /// Where results were stored, in words.

@@ -59,13 +59,13 @@ impl<A: Agent> GtpSession<A> {
         let mut words = command.split_whitespace();
         let name = words.next().unwrap_or("");
         let args: Vec<&str> = words.collect();
-        Some(match self.run(name, &args) {
+        Some(match self.command(name, &args) {
             Ok(text) => format!("={id} {text}\n\n"),
             Err(message) => format!("?{id} {message}\n\n"),
         })
     }
 
-    fn run(&mut self, name: &str, args: &[&str]) -> Result<String, String> {
+    fn command(&mut self, name: &str, args: &[&str]) -> Result<String, String> {
         let colour = |word: Option<&&str>| match word.map(|w| w.to_ascii_lowercase()).as_deref() {
             Some("b" | "black") => Ok(Color::Black),
             Some("w" | "white") => Ok(Color::White),

@@ -6,7 +6,6 @@
 
 pub mod agent;
 pub mod arena;
-pub mod endgame_oracle;
 pub mod engine;
 pub mod events;
 #[doc(hidden)]
@@ -17,6 +16,7 @@ pub mod matches;
 pub mod nboard;
 pub mod network_agent;
 pub mod openings;
+pub mod optimal_moves;
 pub mod pattern_engine;
 pub mod positional;
 pub mod ratings;
@@ -28,7 +28,7 @@ pub mod sprt;
 pub mod stage;
 
 pub use agent::{agent_from_spec, check_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent};
-pub use endgame_oracle::{oracle_positions, OracleReport};
+pub use optimal_moves::{wthor_positions, OptimalMovesReport};
 pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;
 pub use rollout_mcts::RolloutMctsAgent;

@@ -232,72 +232,62 @@ impl AgentKind {
     }
 }
 
+/// An optional parameter's value as a spec writes it.
+fn text(value: &Option<impl ToString>) -> Option<String> {
+    value.as_ref().map(ToString::to_string)
+}
+
 impl fmt::Display for AgentSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut params: Vec<String> = Vec::new();
-        let mut put = |key: &str, value: Option<String>| {
-            if let Some(v) = value {
-                params.push(format!("{key}={v}"));
-            }
-        };
-        let quoted = |text: &str| Some(format!("\"{text}\""));
-        let name = match &self.kind {
-            AgentKind::Random => "random",
-            AgentKind::Greedy => "greedy",
-            AgentKind::Positional { depth } => {
-                put("depth", depth.map(|d| d.to_string()));
-                "positional"
-            }
+        let kv = |key: &str, value: Option<String>| value.map(|v| format!("{key}={v}"));
+        let quoted = |t: &str| Some(format!("\"{t}\""));
+        let (name, params): (&str, Vec<Option<String>>) = match &self.kind {
+            AgentKind::Random => ("random", vec![]),
+            AgentKind::Greedy => ("greedy", vec![]),
+            AgentKind::Positional { depth } => ("positional", vec![kv("depth", text(depth))]),
             AgentKind::Pattern { budget, exact } => {
-                match budget {
-                    Some(PatternBudget::Depth(d)) => put("depth", Some(d.to_string())),
-                    Some(PatternBudget::Time(t)) => put("time", Some(t.to_string())),
-                    None => {}
-                }
-                put("exact", exact.map(|k| k.to_string()));
-                "pattern"
+                let budget = match budget {
+                    Some(PatternBudget::Depth(d)) => kv("depth", Some(d.to_string())),
+                    Some(PatternBudget::Time(t)) => kv("time", Some(t.to_string())),
+                    None => None,
+                };
+                ("pattern", vec![budget, kv("exact", text(exact))])
             }
-            AgentKind::Mcts { sims } => {
-                put("sims", sims.map(|n| n.to_string()));
-                "mcts"
-            }
-            AgentKind::Policy { model, temperature, device } => {
-                put("model", quoted(model));
-                put("temperature", temperature.map(|t| t.to_string()));
-                put("device", device.map(|d| d.to_string()));
-                "policy"
-            }
+            AgentKind::Mcts { sims } => ("mcts", vec![kv("sims", text(sims))]),
+            AgentKind::Policy { model, temperature, device } => (
+                "policy",
+                vec![kv("model", quoted(model)), kv("temperature", text(temperature)), kv("device", text(device))],
+            ),
             AgentKind::Net { model, search, device } => {
                 let (mcts, defaults) = (&search.mcts, MctsConfig::default());
-                let unless_default = |value: f32, default: f32| (value != default).then(|| value.to_string());
-                put("model", quoted(model));
-                put("sims", Some(search.simulations.to_string()));
-                put("gumbel", search.gumbel.map(|k| k.to_string()));
-                put("score", unless_default(mcts.score_utility, 0.0));
-                put("qscale", unless_default(mcts.gumbel_q_scale, defaults.gumbel_q_scale));
-                if mcts.gumbel_q_rescale {
-                    params.push("qrescale".into());
-                }
-                let mut put = |key: &str, value: Option<String>| {
-                    if let Some(v) = value {
-                        params.push(format!("{key}={v}"));
-                    }
-                };
-                put("interior", (mcts.interior != InteriorSelection::Puct).then(|| mcts.interior.to_string()));
-                put("cpuct", unless_default(mcts.c_puct, defaults.c_puct));
-                put("fpu", unless_default(mcts.fpu_reduction, defaults.fpu_reduction));
-                put("device", device.map(|d| d.to_string()));
-                "net"
+                let unless = |value: f32, default: f32| (value != default).then(|| value.to_string());
+                let interior = (mcts.interior != InteriorSelection::Puct).then(|| mcts.interior.to_string());
+                let params = vec![
+                    kv("model", quoted(model)),
+                    kv("sims", Some(search.simulations.to_string())),
+                    kv("gumbel", text(&search.gumbel)),
+                    kv("score", unless(mcts.score_utility, 0.0)),
+                    kv("qscale", unless(mcts.gumbel_q_scale, defaults.gumbel_q_scale)),
+                    mcts.gumbel_q_rescale.then(|| "qrescale".to_string()),
+                    kv("interior", interior),
+                    kv("cpuct", unless(mcts.c_puct, defaults.c_puct)),
+                    kv("fpu", unless(mcts.fpu_reduction, defaults.fpu_reduction)),
+                    kv("device", text(device)),
+                ];
+                ("net", params)
             }
-            AgentKind::Engine { cmd, protocol, time, startup } => {
-                put("cmd", quoted(cmd));
-                put("protocol", Some(protocol.name().to_string()));
-                put("time", time.map(|t| t.to_string()));
-                put("startup", startup.map(|t| t.to_string()));
-                "engine"
-            }
+            AgentKind::Engine { cmd, protocol, time, startup } => (
+                "engine",
+                vec![
+                    kv("cmd", quoted(cmd)),
+                    kv("protocol", Some(protocol.name().to_string())),
+                    kv("time", text(time)),
+                    kv("startup", text(startup)),
+                ],
+            ),
         };
         f.write_str(name)?;
+        let params: Vec<String> = params.into_iter().flatten().collect();
         if !params.is_empty() {
             write!(f, ":{}", params.join(","))?;
         }

@@ -144,7 +144,7 @@ impl Tree {
     ) -> Option<Move> {
         let mut gumbel = GumbelSearch::noiseless(simulations, considered);
         while let Some(job) = gumbel.next_job(self) {
-            self.run(&job, evaluator, batch);
+            self.run_job(&job, evaluator, batch);
         }
         gumbel.choice(self)
     }
@@ -209,7 +209,7 @@ mod tests {
                 let mut tree = Tree::new(Rules::othello(), *pos, quiet(), rng(seed));
                 let mut exact = ExactEvaluator(Solver::new());
                 while let Some(job) = gumbel.next_job(&mut tree) {
-                    tree.run(&job, &mut exact, 4);
+                    tree.run_job(&job, &mut exact, 4);
                 }
                 gumbel.choice(&tree).unwrap()
             };

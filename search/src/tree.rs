@@ -271,7 +271,7 @@ impl Tree {
     /// Runs `simulations` more evaluations, `batch` leaves per evaluator call.
     pub fn search(&mut self, evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
         let job = self.root_job(simulations);
-        self.run(&job, evaluator, batch);
+        self.run_job(&job, evaluator, batch);
     }
 
     /// `simulations` more evaluations through the root.
@@ -310,7 +310,7 @@ impl Tree {
     }
 
     /// Runs `job` on this tree alone, `batch` leaves per evaluator call.
-    pub(crate) fn run(&mut self, job: &SearchJob, evaluator: &mut dyn Evaluator, batch: usize) {
+    pub(crate) fn run_job(&mut self, job: &SearchJob, evaluator: &mut dyn Evaluator, batch: usize) {
         let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
         while !self.is_done(job) {
             // Terminal walks back up at once, so every round makes progress.

@@ -85,7 +85,7 @@ impl Evaluator for Counting<'_> {
 }
 
 /// Plays the worker's missing games; returns the shards written.
-pub fn run(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, WorkerError> {
+pub fn play(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, WorkerError> {
     let device = opts.config.device.device()?;
     let replay = opts.run.replay();
     let (done, unreadable) = games_on_disk(&replay, opts.worker);
@@ -287,7 +287,7 @@ mod tests {
         run_twice_same(&opts);
         save_test_model(&opts, 42, 99);
         opts.games = 4;
-        run(&opts, &Progress::default()).unwrap();
+        play(&opts, &Progress::default()).unwrap();
         let (shards, _) = read_shards(&opts.run.replay());
         let models: std::collections::BTreeSet<u64> = shards.iter().flat_map(|(_, s)| s.model.clone()).collect();
         assert_eq!(models, [0, 42].into_iter().collect(), "games 0-1 by the random init, 2-3 by model 42");
@@ -306,15 +306,15 @@ mod tests {
             let (shards, _) = read_shards(&opts.run.replay());
             shards.iter().flat_map(|(_, s)| s.model.clone()).collect()
         };
-        run(&opts, &Progress::default()).unwrap();
+        play(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0].into_iter().collect(), "no best yet: the random init");
         othello_net::set_best_model(&opts.run, &sidecars[0]).unwrap();
         opts.games = 4;
-        run(&opts, &Progress::default()).unwrap();
+        play(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0, 42].into_iter().collect(), "the best, not the newest");
         opts.gated = false;
         opts.games = 6;
-        run(&opts, &Progress::default()).unwrap();
+        play(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0, 42, 84].into_iter().collect(), "ungated: the newest");
     }
 
@@ -334,7 +334,7 @@ mod tests {
                 save_test_model(&opts, step, opts.seed); // the weights of the run's random init
             }
             let progress = Progress::default();
-            run(&opts, &progress).unwrap();
+            play(&opts, &progress).unwrap();
             progress.evaluations.load(Ordering::Relaxed)
         };
         let start = evaluations("start", None, Some(64));
@@ -355,7 +355,7 @@ mod tests {
     }
 
     fn run_twice_same(opts: &WorkerOptions) {
-        run(opts, &Progress::default()).unwrap();
+        play(opts, &Progress::default()).unwrap();
         let first = games(opts.run.root());
         let other = opts.run.root().with_extension("again");
         let _ = std::fs::remove_dir_all(&other);
@@ -365,7 +365,7 @@ mod tests {
             network: opts.network.clone(),
             ..*opts
         };
-        run(&again, &Progress::default()).unwrap();
+        play(&again, &Progress::default()).unwrap();
         assert_eq!(games(&other), first, "reproducible");
         let _ = std::fs::remove_dir_all(&other);
     }
@@ -375,11 +375,11 @@ mod tests {
         let scratch = tempfile::tempdir().unwrap();
         let base = scratch.path().to_path_buf();
         let (one, two) = (base.join("one"), base.join("two"));
-        run(&options(&one, 8, 1), &Progress::default()).unwrap();
-        run(&options(&two, 5, 2), &Progress::default()).unwrap();
+        play(&options(&one, 8, 1), &Progress::default()).unwrap();
+        play(&options(&two, 5, 2), &Progress::default()).unwrap();
         // A restart with a larger target plays only games 5..8.
         let progress = Progress::default();
-        run(&options(&two, 8, 2), &progress).unwrap();
+        play(&options(&two, 8, 2), &progress).unwrap();
         assert_eq!(progress.resumed.load(Ordering::Relaxed), 5);
         assert_eq!(progress.games.load(Ordering::Relaxed), 3);
         assert_eq!(games(&one), games(&two), "same seeds and worker: same games");

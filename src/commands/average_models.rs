@@ -25,10 +25,10 @@ pub struct AverageArgs {
 }
 
 pub fn average(a: AverageArgs) -> Result<()> {
-    run(&a.models, a.last, &a.out)
+    write_average(&a.models, a.last, &a.out)
 }
 
-pub fn run(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
+fn write_average(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
     let mut paths = Vec::new();
     for model in models {
         if model.is_dir() {

@@ -16,10 +16,10 @@ pub struct ExportArgs {
 }
 
 pub fn export(a: ExportArgs) -> Result<()> {
-    run(&a.model, &a.out)
+    export_to(&a.model, &a.out)
 }
 
-pub fn run(model: &Path, out: &Path) -> Result<()> {
+fn export_to(model: &Path, out: &Path) -> Result<()> {
     let model = othello_net::resolve_model(model)?;
     let written = othello_train::export::export(&model, out)?;
     for path in [&written.safetensors, &written.onnx, &written.card, &written.examples] {

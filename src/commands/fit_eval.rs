@@ -33,10 +33,10 @@ pub struct FitEvalArgs {
 }
 
 pub fn fit_eval(a: FitEvalArgs) -> Result<()> {
-    run(&a.wthor, a.labels.as_deref(), &a.out, a.epochs, a.prior)
+    fit_weights(&a.wthor, a.labels.as_deref(), &a.out, a.epochs, a.prior)
 }
 
-pub fn run(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u32, prior: f64) -> Result<()> {
+fn fit_weights(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u32, prior: f64) -> Result<()> {
     let (mut train, mut held_out) = (Vec::new(), Vec::new());
     let mut exact = std::collections::HashMap::new();
     if let Some(path) = labels {

@@ -20,10 +20,10 @@ pub struct ImportWthorArgs {
 }
 
 pub fn import_wthor(a: ImportWthorArgs) -> Result<()> {
-    run(&a.files, &RunDir::new(a.run), a.games_per_shard)
+    import_files(&a.files, &RunDir::new(a.run), a.games_per_shard)
 }
 
-pub fn run(files: &[PathBuf], run: &RunDir, games_per_shard: usize) -> Result<()> {
+fn import_files(files: &[PathBuf], run: &RunDir, games_per_shard: usize) -> Result<()> {
     let report = othello_train::import::import_wthor(files, &run.replay(), games_per_shard)?;
     for skipped in &report.skipped {
         eprintln!("skipped {skipped}");

@@ -40,13 +40,13 @@ pub struct LabelEndgamesArgs {
 pub fn label_endgames(a: LabelEndgamesArgs) -> Result<()> {
     let (every, min_empties, max_empties, seed) = (a.every, a.min_empties, a.max_empties, a.seed);
     let labels = LabelRun { every, min_empties, max_empties, seed, games_done: 0 };
-    run(&a.wthor, &a.out, labels, a.threads.unwrap_or_else(crate::flags::available_threads))
+    label_files(&a.wthor, &a.out, labels, a.threads.unwrap_or_else(crate::flags::available_threads))
 }
 
 /// Games per thread between saves.
 const ROUND: usize = 16;
 
-pub fn run(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> Result<()> {
+fn label_files(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> Result<()> {
     ensure!(run.every > 0, "--every must be at least 1");
     ensure!(run.min_empties <= run.max_empties, "--min-empties is above --max-empties");
     let games = crate::input::read_wthor_games(wthor)?;

@@ -39,7 +39,7 @@ pub struct OpeningsArgs {
 pub fn openings(a: OpeningsArgs) -> Result<()> {
     let (rules, plies, max_value, depth, seconds, sample) =
         (a.rules, a.plies, a.max_value, a.depth, a.seconds, a.sample);
-    run(OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &a.out })
+    write_openings(OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out: &a.out })
 }
 
 /// How `openings` finds and values its positions.
@@ -53,7 +53,7 @@ pub struct OpeningsOptions<'a> {
     pub out: &'a Path,
 }
 
-pub fn run(o: OpeningsOptions) -> Result<()> {
+fn write_openings(o: OpeningsOptions) -> Result<()> {
     let OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out } = o;
     let valuation = if searchable(&rules) { Valuation::Search(depth) } else { Valuation::Exact(seconds) };
     let bar = ProgressBar::new(0).with_style(

@@ -4,9 +4,9 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use othello_eval::endgame_oracle::score_played_by_empties;
 use othello_eval::matches::output_dir;
-use othello_eval::stage::optimal_moves::{optimal_moves, solve_with_progress, OptimalMoves, OptimalMovesOptions};
+use othello_eval::optimal_moves::fixed::{optimal_moves, solve_with_progress, OptimalMoves, OptimalMovesOptions};
+use othello_eval::optimal_moves::score_played_by_empties;
 
 use super::report::{print_every_player, print_report, Report};
 use crate::flags::{positive, thread_count};
@@ -39,13 +39,13 @@ pub struct OracleArgs {
 pub fn oracle(a: OracleArgs) -> Result<()> {
     let games = read_wthor_games(&a.wthor)?;
     let empties = a.empties;
-    let positions = othello_eval::oracle_positions(&games, empties, a.positions, a.seed);
+    let positions = othello_eval::wthor_positions(&games, empties, a.positions, a.seed);
     anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
     let mut agent = othello_eval::agent_from_spec(&a.agent, a.seed)?;
     let mut report = Report::new();
     let solutions = solve_with_progress(&positions, a.threads, &mut |e| report.event(e))?;
     report.finish()?;
-    let record = othello_eval::endgame_oracle::evaluate(&mut agent, &positions, &solutions)?;
+    let record = othello_eval::optimal_moves::score_agent(&mut agent, &positions, &solutions)?;
     print_report(&format!("{}: {} positions with {empties} empties", agent.name(), record.positions), &record);
     Ok(())
 }
@@ -96,7 +96,7 @@ pub fn optimal_moves_command(a: OptimalMovesArgs) -> Result<()> {
     match found {
         OptimalMoves::Every { records, counted } => print_every_player(&records, counted, max_empties),
         OptimalMoves::One { player, played, solutions, counted } => {
-            let record = othello_eval::endgame_oracle::score_played(&played, &solutions);
+            let record = othello_eval::optimal_moves::score_played(&played, &solutions);
             let all = format!("{player}: {} {counted} with at most {max_empties} empties", record.positions);
             print_report(&all, &record);
             for (empties, record) in score_played_by_empties(&played, &solutions, 4) {

@@ -6,11 +6,11 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use othello_eval::endgame_oracle::OptimalMovesRow;
 use othello_eval::events::Event;
+use othello_eval::optimal_moves::fixed::best_first;
+use othello_eval::optimal_moves::OptimalMovesRow;
 use othello_eval::ratings::Ratings;
-use othello_eval::stage::optimal_moves::best_first;
-use othello_eval::OracleReport;
+use othello_eval::OptimalMovesReport;
 use othello_train::log::EventWriter;
 
 use super::plural;
@@ -271,7 +271,7 @@ pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_emptie
 }
 
 /// One line of a player's record against the solver.
-pub fn print_report(what: &str, report: &OracleReport) {
+pub fn print_report(what: &str, report: &OptimalMovesReport) {
     let (low, high) = report.optimal_interval();
     println!(
         "{what}: optimal {:.1}% (95%: {:.1}-{:.1}), result kept {:.1}%, mean loss {:.2} +- {:.2} discs",

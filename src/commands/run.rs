@@ -54,10 +54,10 @@ pub struct RunArgs {
     warm_start: Option<std::path::PathBuf>,
 }
 
-pub fn run_command(a: RunArgs) -> Result<()> {
+pub fn run(a: RunArgs) -> Result<()> {
     let threads = a.threads.unwrap_or_else(crate::flags::available_threads);
     let (run_dir, config, warm_start) = (RunDir::new(a.run), a.config.as_deref(), a.warm_start.as_deref());
-    run(RunOptions { run: &run_dir, config, steps: a.steps, minutes: a.minutes, threads, warm_start })
+    run_stages(RunOptions { run: &run_dir, config, steps: a.steps, minutes: a.minutes, threads, warm_start })
 }
 
 /// Set in the stages' environment: they exit when the `run` that started them is gone.
@@ -166,7 +166,7 @@ impl Interrupted {
     }
 }
 
-pub fn run(o: RunOptions) -> Result<()> {
+fn run_stages(o: RunOptions) -> Result<()> {
     let run = o.run;
     // Fix the run's config first, so every child reads the same file.
     let config = RunConfig::for_run(run, o.config)?;
@@ -686,10 +686,10 @@ mod tests {
     }
 
     /// A record of `optimal` positions played perfectly of 40.
-    fn record(player: String, optimal: usize) -> othello_eval::endgame_oracle::OptimalMovesRow {
-        othello_eval::endgame_oracle::OptimalMovesRow {
+    fn record(player: String, optimal: usize) -> othello_eval::optimal_moves::OptimalMovesRow {
+        othello_eval::optimal_moves::OptimalMovesRow {
             player,
-            report: othello_eval::OracleReport {
+            report: othello_eval::OptimalMovesReport {
                 positions: 40,
                 optimal,
                 result_kept: 40,
@@ -787,7 +787,7 @@ mod tests {
     /// curve's); before that, none.
     #[test]
     fn the_status_line_shows_the_newest_checkpoints_optimal_moves() {
-        use othello_eval::endgame_oracle::optimal_moves_csv;
+        use othello_eval::optimal_moves::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
         let config = RunConfig::parse("[eval]\nsimulations = 8\nfinal_player_simulations = 80\n", "s.toml").unwrap();
@@ -814,7 +814,7 @@ mod tests {
     #[test]
     fn the_runs_end_sums_up_from_the_oldest_to_the_newest_checkpoint_and_the_final_player() {
         use othello_eval::arena::{ArenaDir, RatedPlayer, RatingsTable, COLUMNS};
-        use othello_eval::endgame_oracle::optimal_moves_csv;
+        use othello_eval::optimal_moves::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
         std::fs::create_dir_all(run.eval()).unwrap();

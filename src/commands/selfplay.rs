@@ -43,10 +43,10 @@ fn worker_games(text: &str) -> Result<u64, String> {
 }
 
 pub fn selfplay(a: SelfplayArgs) -> Result<()> {
-    run(&RunDir::new(a.run), a.games, a.threads, a.worker, a.config.as_deref())
+    play_games(&RunDir::new(a.run), a.games, a.threads, a.worker, a.config.as_deref())
 }
 
-pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Option<&Path>) -> Result<()> {
+fn play_games(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Option<&Path>) -> Result<()> {
     // Burn's CPU pool must have a thread per worker thread, or the workers queue on it (measured: 1.18x instead
     // of 1.84x with two threads). Set before the pool starts; an explicit setting wins.
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
@@ -90,7 +90,7 @@ pub fn run(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: Opt
         )
     };
     let result = std::thread::scope(|s| {
-        let handle = s.spawn(|| worker::run(&opts, &progress));
+        let handle = s.spawn(|| worker::play(&opts, &progress));
         let mut last_line = Instant::now();
         // Names each shard the worker could not read, once; how many.
         let warn_unreadable = || {

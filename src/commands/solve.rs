@@ -71,7 +71,7 @@ pub fn solve(args: SolveArgs) -> Result<()> {
         table_bytes: (args.table_mb as usize) << 20,
         principal_variation: args.pv,
     };
-    run(&args.position.join(" "), args.file.as_deref(), args.rules, options)
+    solve_text_or_file(&args.position.join(" "), args.file.as_deref(), args.rules, options)
 }
 
 /// How `solve` searches, from its flags.
@@ -93,7 +93,7 @@ impl SolveOptions {
 }
 
 /// `solve`: one position from the command line, or every line of a problem file (on `threads` threads).
-pub fn run(text: &str, file: Option<&Path>, rules: Option<Rules>, options: SolveOptions) -> Result<()> {
+fn solve_text_or_file(text: &str, file: Option<&Path>, rules: Option<Rules>, options: SolveOptions) -> Result<()> {
     let SolveOptions { mode, limits, threads, .. } = options;
     let Some(path) = file else {
         let (pos, rules) = parse_position(text, rules)?;

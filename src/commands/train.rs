@@ -33,10 +33,10 @@ pub struct TrainArgs {
 }
 
 pub fn train(a: TrainArgs) -> Result<()> {
-    run(&RunDir::new(a.run), a.config.as_deref(), a.steps, a.minutes, a.exit_when_starved)
+    train_run(&RunDir::new(a.run), a.config.as_deref(), a.steps, a.minutes, a.exit_when_starved)
 }
 
-pub fn run(
+fn train_run(
     run: &RunDir,
     config: Option<&Path>,
     steps: Option<u64>,
@@ -77,7 +77,7 @@ pub fn run(
     // Messages go to stderr even when the bar is hidden (not a terminal).
     let say = |text: String| bar.suspend(|| eprintln!("{text}"));
     let waiting = std::cell::Cell::new(false);
-    let stop = trainer.run(limit, &mut |event| match event {
+    let stop = trainer.train(limit, &mut |event| match event {
         Event::Resumed { step, from } => say(format!("resuming at step {step} from {}", from.display())),
         Event::Rejected(e) => say(format!("skipped: {e}")),
         Event::Waiting { arrived, needed } => {

@@ -170,7 +170,7 @@ impl Trainer {
     }
 
     /// Trains until `max_steps` (config or `limit`), or until starved when `exit_when_starved`.
-    pub fn run(&mut self, limit: Option<u64>, on_event: &mut dyn FnMut(Event)) -> Result<Stop, TrainError> {
+    pub fn train(&mut self, limit: Option<u64>, on_event: &mut dyn FnMut(Event)) -> Result<Stop, TrainError> {
         let config = self.opts.config.clone();
         let max_steps = limit.or((config.max_steps > 0).then_some(config.max_steps));
         match self.resumed_from.clone() {
@@ -432,7 +432,7 @@ mod tests {
     /// A trainer opened with `opts` and run to `steps`.
     fn trained(opts: TrainOptions, steps: u64) -> Trainer {
         let mut trainer = Trainer::open(opts).unwrap();
-        trainer.run(Some(steps), &mut |_| {}).unwrap();
+        trainer.train(Some(steps), &mut |_| {}).unwrap();
         trainer
     }
 
@@ -493,7 +493,7 @@ mod tests {
         let mut second = Trainer::open(options(&run)).unwrap();
         assert_eq!((second.step, second.samples), (20, 320));
         assert!(second.resumed_from.as_ref().unwrap().ends_with("model-000000020.json"));
-        second.run(Some(30), &mut |_| {}).unwrap();
+        second.train(Some(30), &mut |_| {}).unwrap();
         let clock = othello_net::read_info(&run.models().join("model-000000030.json")).unwrap().training.unwrap();
         assert!(clock.run_seconds.is_some_and(|s| (5000..5600).contains(&s)), "{:?}", clock.run_seconds);
         let resumed = outputs(second.network());
@@ -546,7 +546,7 @@ mod tests {
         trained(growing(&run), 20);
         let mut second = Trainer::open(growing(&run)).unwrap();
         assert_eq!(second.step, 20);
-        second.run(Some(30), &mut |_| {}).unwrap();
+        second.train(Some(30), &mut |_| {}).unwrap();
         let resumed = outputs(second.network());
         let diff = largest_difference(&expected, &resumed);
         assert!(diff < 1e-4, "resumed run differs by {diff}");
@@ -562,7 +562,7 @@ mod tests {
         opts.config.samples_per_position = 2.0;
         let positions = Shard::read(&run.replay().join("s.npz")).unwrap().len() as u64;
         let mut trainer = Trainer::open(opts).unwrap();
-        assert_eq!(trainer.run(None, &mut |_| {}).unwrap(), Stop::Starved);
+        assert_eq!(trainer.train(None, &mut |_| {}).unwrap(), Stop::Starved);
         assert_eq!(trainer.samples, 2 * positions / 16 * 16);
         // The checkpoint written on stopping records the losses of the steps since the last log line.
         let newest = newest_model(&run.models()).unwrap();
@@ -579,7 +579,7 @@ mod tests {
         opts.config.checkpoint_every = 1000;
         opts.deadline = Some(Instant::now() + Duration::from_millis(300));
         let mut trainer = Trainer::open(opts).unwrap();
-        assert_eq!(trainer.run(None, &mut |_| {}).unwrap(), Stop::Deadline);
+        assert_eq!(trainer.train(None, &mut |_| {}).unwrap(), Stop::Deadline);
         assert!(trainer.step > 0);
         let newest = newest_model(&run.models()).unwrap();
         assert_eq!(othello_net::read_info(&newest).unwrap().step, trainer.step);

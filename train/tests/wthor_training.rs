@@ -54,7 +54,7 @@ fn training_on_expert_games_learns_expert_moves() {
     let before = expert_agreement(&network.init_seeded(&device, 3), &device, &held_out);
 
     let mut trainer = Trainer::open(opts).unwrap();
-    assert_eq!(trainer.run(Some(300), &mut |_| {}).unwrap(), Stop::Steps);
+    assert_eq!(trainer.train(Some(300), &mut |_| {}).unwrap(), Stop::Steps);
 
     // The policy loss falls: the last three logged means are well below the first three.
     let rows = read_scalars(&run.scalars()).unwrap();

@@ -7,7 +7,6 @@
 pub mod config;
 pub mod gating;
 mod gauntlet;
-pub mod optimal_moves;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -17,10 +16,10 @@ use othello_core::Rules;
 use othello_search::PlayerSearch;
 use thiserror::Error;
 
+use crate::optimal_moves::fixed::{optimal_moves, OptimalMoves, OptimalMovesOptions, RunOptimalMoves};
 pub use config::EvalConfig;
 pub use gating::Gating;
 use gauntlet::{weakest_first, Gauntlet};
-use optimal_moves::{optimal_moves, OptimalMoves, OptimalMovesOptions, RunOptimalMoves};
 
 use crate::arena::{schedule, ArenaDir, ArenaError};
 use crate::events::Event;
@@ -255,7 +254,7 @@ fn ask_the_new_players(
     search: &PlayerSearch,
     threads: usize,
     on_event: &mut dyn FnMut(Event),
-) -> Result<Option<Vec<crate::endgame_oracle::OptimalMovesRow>>, StageError> {
+) -> Result<Option<Vec<crate::optimal_moves::OptimalMovesRow>>, StageError> {
     let Some((records, asked)) = against_solver.update(threads, on_event)? else { return Ok(None) };
     for r in records.iter().filter(|r| asked.contains(&r.player)) {
         // The curve's checkpoints only: the search is read off the spec before the checkpoint's sidecar is.

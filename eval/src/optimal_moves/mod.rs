@@ -1,6 +1,6 @@
-//! The exact-solver oracle: on positions with E empties taken from real games, how often an agent's move is
-//! optimal and how many discs it gives away on average; the same for the moves each player made in stored games, and
-//! for every player's choices in one fixed set of positions from a ladder's games.
+//! Optimal moves: how often a player's move is the exact solver's, and how many discs it gives away on average,
+//! on positions with E empties from real games, on the moves each player made in stored games, and (`fixed`) on
+//! every player's choices in one fixed set of positions from a ladder's games.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::ops::RangeInclusive;
@@ -12,12 +12,14 @@ use othello_core::{parse_transcript, Color, Game, Move, Rules, Status};
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
+pub mod fixed;
+
 use crate::agent::{Agent, AgentError};
 use crate::arena::{csv_line, csv_rows, ArenaError, ResultRow};
 
 /// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
 /// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
-pub fn oracle_positions(games: &[WthorGame], empties: u32, count: usize, seed: u64) -> Vec<Game> {
+pub fn wthor_positions(games: &[WthorGame], empties: u32, count: usize, seed: u64) -> Vec<Game> {
     let mut found: Vec<Game> = games
         .iter()
         .filter_map(|g| {
@@ -35,7 +37,7 @@ pub fn oracle_positions(games: &[WthorGame], empties: u32, count: usize, seed: u
 
 /// An agent's record against the oracle.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct OracleReport {
+pub struct OptimalMovesReport {
     pub positions: usize,
     /// Positions where the agent's move reaches the exact best score.
     pub optimal: usize,
@@ -48,7 +50,7 @@ pub struct OracleReport {
     pub total_squared_loss: i64,
 }
 
-impl OracleReport {
+impl OptimalMovesReport {
     pub fn optimal_rate(&self) -> f64 {
         self.optimal as f64 / self.positions.max(1) as f64
     }
@@ -74,9 +76,9 @@ impl OracleReport {
     }
 }
 
-impl OracleReport {
-    fn new() -> OracleReport {
-        OracleReport { positions: 0, optimal: 0, result_kept: 0, total_loss: 0, total_squared_loss: 0 }
+impl OptimalMovesReport {
+    fn new() -> OptimalMovesReport {
+        OptimalMovesReport { positions: 0, optimal: 0, result_kept: 0, total_loss: 0, total_squared_loss: 0 }
     }
 
     /// Counts `chosen` in the position `solution` solves; false when it is not one of its moves.
@@ -95,7 +97,7 @@ impl OracleReport {
 }
 
 #[derive(Debug, thiserror::Error)]
-pub enum OracleError {
+pub enum OptimalMovesError {
     #[error(transparent)]
     Agent(#[from] AgentError),
     #[error(transparent)]
@@ -145,12 +147,16 @@ pub fn solve_all(
 
 /// Scores `agent`'s move in each game's current position against `solutions`, those positions' exact values of
 /// every move (from [`solve_all`]).
-pub fn evaluate(agent: &mut dyn Agent, games: &[Game], solutions: &[Solution]) -> Result<OracleReport, OracleError> {
-    let mut report = OracleReport::new();
+pub fn score_agent(
+    agent: &mut dyn Agent,
+    games: &[Game],
+    solutions: &[Solution],
+) -> Result<OptimalMovesReport, OptimalMovesError> {
+    let mut report = OptimalMovesReport::new();
     for (game, solution) in games.iter().zip(solutions) {
         let chosen = agent.select_move(game)?;
         if !report.record(solution, chosen) {
-            return Err(OracleError::Agent(AgentError::Failed {
+            return Err(OptimalMovesError::Agent(AgentError::Failed {
                 agent: agent.name(),
                 message: format!("chose {chosen}, not a legal move of {}", game.position()),
             }));
@@ -275,8 +281,8 @@ pub fn choose_moves(
 }
 
 /// Scores moves already played (from [`played_moves_by_player`]) against `solutions`, their positions' exact values.
-pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OracleReport {
-    let mut report = OracleReport::new();
+pub fn score_played(played: &[(Game, Move)], solutions: &[Solution]) -> OptimalMovesReport {
+    let mut report = OptimalMovesReport::new();
     for ((_, mv), solution) in played.iter().zip(solutions) {
         report.record(solution, *mv);
     }
@@ -304,7 +310,7 @@ pub fn position_set_name(games: &[Game]) -> String {
 #[derive(Clone, Debug, PartialEq)]
 pub struct OptimalMovesRow {
     pub player: String,
-    pub report: OracleReport,
+    pub report: OptimalMovesReport,
     pub position_set: String,
 }
 
@@ -353,7 +359,7 @@ pub fn parse_optimal_moves_csv(text: &str, path: &std::path::Path) -> Result<Vec
         let count_of = |name: &str, field: &str| -> Result<usize, ArenaError> {
             usize::try_from(count(name, field)?).map_err(|_| row_problem(i, format!("{name} '{field}' is negative")))
         };
-        let report = OracleReport {
+        let report = OptimalMovesReport {
             positions: count_of("moves", moves)?,
             optimal: count_of("optimal_count", optimal)?,
             result_kept: count_of("result_kept_count", kept)?,
@@ -450,13 +456,13 @@ pub fn score_played_by_empties(
     played: &[(Game, Move)],
     solutions: &[Solution],
     band: u32,
-) -> Vec<(RangeInclusive<u32>, OracleReport)> {
+) -> Vec<(RangeInclusive<u32>, OptimalMovesReport)> {
     let band = band.max(1);
     let mut bands = BTreeMap::new();
     for ((game, mv), solution) in played.iter().zip(solutions) {
         // A position with a move has an empty square.
         let index = game.rules.empties(game.position()).saturating_sub(1) / band;
-        bands.entry(index).or_insert_with(OracleReport::new).record(solution, *mv);
+        bands.entry(index).or_insert_with(OptimalMovesReport::new).record(solution, *mv);
     }
     bands.into_iter().map(|(i, report)| (i * band + 1..=(i + 1) * band, report)).collect()
 }
@@ -611,11 +617,15 @@ mod tests {
     #[test]
     fn the_optimal_moves_table_holds_each_player_and_reads_back() {
         let report =
-            OracleReport { positions: 40, optimal: 30, result_kept: 36, total_loss: 50, total_squared_loss: 300 };
+            OptimalMovesReport { positions: 40, optimal: 30, result_kept: 36, total_loss: 50, total_squared_loss: 300 };
         let spec = "net:model=\"r/models/model-000000250.json\",sims=8";
         let rows = [
             OptimalMovesRow { player: spec.into(), report, position_set: "fixed-00ff00ff00ff00ff".into() },
-            OptimalMovesRow { player: "random".into(), report: OracleReport::new(), position_set: OWN_MOVES.into() },
+            OptimalMovesRow {
+                player: "random".into(),
+                report: OptimalMovesReport::new(),
+                position_set: OWN_MOVES.into(),
+            },
         ];
         let csv = optimal_moves_csv(&rows);
         let mut reader = ::csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(csv.as_bytes());
@@ -647,14 +657,14 @@ mod tests {
 
     #[test]
     fn the_oracle_separates_perfect_greedy_and_random_play() {
-        let positions = oracle_positions(&wthor_games(), 12, 150, 1);
+        let positions = wthor_positions(&wthor_games(), 12, 150, 1);
         assert_eq!(positions.len(), 150);
         assert!(positions.iter().all(|g| 64 - g.position().occupied().count() == 12));
         let solutions = solve_all(&positions, 2, |_| {}).unwrap();
-        let perfect = evaluate(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &solutions).unwrap();
+        let perfect = score_agent(&mut EndgameAgent::new(RandomAgent::new(1), 12, 1), &positions, &solutions).unwrap();
         assert_eq!((perfect.optimal, perfect.result_kept, perfect.total_loss), (150, 150, 0), "the solver's moves");
-        let random = evaluate(&mut RandomAgent::new(2), &positions, &solutions).unwrap();
-        let greedy = evaluate(&mut GreedyAgent::new(3), &positions, &solutions).unwrap();
+        let random = score_agent(&mut RandomAgent::new(2), &positions, &solutions).unwrap();
+        let greedy = score_agent(&mut GreedyAgent::new(3), &positions, &solutions).unwrap();
         // Every position offers at least two moves; random play misses the best one often and loses discs.
         assert!(random.optimal_rate() < 0.8 && random.mean_loss() > 2.0, "{random:?}");
         assert!(greedy.optimal < 150, "{greedy:?}");

@@ -10,15 +10,15 @@ use othello_core::solve::Solution;
 use othello_core::{Game, Move};
 
 use crate::arena::{ArenaDir, ArenaError, ResultRow};
-use crate::endgame_oracle::{
+use crate::events::Event;
+use crate::matches::rows_of;
+use crate::optimal_moves::{
     choose_moves, fixed_positions_csv, ladder_positions, optimal_moves_csv, parse_fixed_positions_csv,
     played_moves_by_player, position_set_name, score_played, solve_all, OptimalMovesRow, OWN_MOVES,
 };
-use crate::events::Event;
-use crate::matches::rows_of;
 use crate::ratings_plot::{curves_of, plot_curves};
 use crate::stage::StageError;
-use crate::OracleReport;
+use crate::OptimalMovesReport;
 
 /// What `optimal-moves` measures.
 pub struct OptimalMovesOptions<'a> {
@@ -114,7 +114,7 @@ pub struct FixedPositions {
     store: PathBuf,
     /// Its [`position_set_name`]: stored records of it are of these positions.
     set: String,
-    records: BTreeMap<String, OracleReport>,
+    records: BTreeMap<String, OptimalMovesReport>,
     /// Stored records of other positions (an earlier set, drawn under other settings): kept, never deleted.
     others: Vec<OptimalMovesRow>,
 }

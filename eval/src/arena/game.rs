@@ -1,0 +1,141 @@
+//! One game under the arena's rules: its opening, its agents seeded from its key, a failing agent forfeiting.
+
+use std::time::Instant;
+
+use othello_core::position::hash_discs;
+use othello_core::{Color, Game, Move, Rules};
+use othello_run::fnv1a;
+use rand::SeedableRng;
+use rand_pcg::Pcg64Mcg;
+
+use crate::agent::agent_from_spec;
+
+use super::*;
+
+/// The opening of pair `pair`: `plies` seeded random legal moves from the start (every pairing plays the same
+/// openings, so that their games compare).
+pub fn opening(rules: &Rules, seed: u64, pair: u64, plies: u32) -> Vec<Move> {
+    let mut rng = Pcg64Mcg::seed_from_u64(hash_discs(seed, pair));
+    Game::random_plies(*rules, plies, &mut rng).moves().to_vec()
+}
+
+/// How a game ended.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Ending {
+    Normal,
+    /// The side that failed (an error, an illegal move) loses by the whole board.
+    Forfeit {
+        loser: Color,
+        reason: String,
+    },
+}
+
+/// A finished game.
+#[derive(Clone, Debug)]
+pub struct Played {
+    pub pairing: Pairing,
+    pub game: Game,
+    pub opening_plies: usize,
+    pub ending: Ending,
+    /// Black's score: 1, 0.5 or 0.
+    pub black_score: f64,
+    pub seconds: [f64; 2],
+}
+
+/// Plays a scheduled game from its opening; each agent is made from its spec with a seed of its own for this game.
+pub fn play(rules: &Rules, pairing: &Pairing, opening: &[Move], seed: u64) -> Result<Played, ArenaError> {
+    let game_seed = hash_discs(seed, fnv1a(&pairing.seed_key()));
+    let mut agents = [agent_from_spec(&pairing.black, game_seed)?, agent_from_spec(&pairing.white, game_seed ^ 1)?];
+    let mut game = Game::new(*rules);
+    game.play_all(opening).map_err(|e| ArenaError::Opening(e.to_string()))?;
+    let mut seconds = [0.0f64; 2];
+    let mut ending = Ending::Normal;
+    while !game.is_over() {
+        let side = game.position().side;
+        let who = (side == Color::White) as usize;
+        let started = Instant::now();
+        let chosen = agents[who].select_move(&game);
+        seconds[who] += started.elapsed().as_secs_f64();
+        let failure = match chosen {
+            Ok(mv) => match game.push(mv) {
+                Ok(()) => continue,
+                Err(e) => format!("illegal move {mv}: {e}"),
+            },
+            Err(e) => e.to_string(),
+        };
+        ending = Ending::Forfeit { loser: side, reason: failure };
+        break;
+    }
+    let black_score = match &ending {
+        Ending::Forfeit { loser, .. } => (*loser == Color::White) as u8 as f64,
+        Ending::Normal => match game.outcome().margin_for(Color::Black).signum() {
+            1 => 1.0,
+            0 => 0.5,
+            _ => 0.0,
+        },
+    };
+    Ok(Played { pairing: pairing.clone(), game, opening_plies: opening.len(), ending, black_score, seconds })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ratings::GameResult;
+
+    fn specs(names: &[&str]) -> Vec<String> {
+        names.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn games_are_reproducible_and_start_from_their_opening() {
+        let rules = Rules::othello().with_size(6).unwrap();
+        let pairing = |black: &str, white: &str| Pairing {
+            key: format!("{black} vs {white} #0 ab"),
+            pair: 0,
+            black: black.into(),
+            white: white.into(),
+        };
+        let opening = opening(&rules, 1, 0, 4);
+        assert_eq!(opening.len(), 4);
+        let (a, b) = (
+            play(&rules, &pairing("random", "greedy"), &opening, 7).unwrap(),
+            play(&rules, &pairing("random", "greedy"), &opening, 7).unwrap(),
+        );
+        assert_eq!(a.game.moves(), b.game.moves());
+        assert_eq!(a.ending, Ending::Normal);
+        assert_eq!(&a.game.moves()[..4], &opening[..]);
+        // A spec that cannot be built is an error, not a game.
+        assert!(play(&rules, &pairing("random", "nonsense"), &opening, 7).is_err());
+    }
+
+    /// The small ladder, with a fixed seed from the shipped balanced openings: the ratings put random, greedy,
+    /// positional:depth=2 and pattern:depth=4 in that order, and where neighbours are far apart (over 150 Elo)
+    /// their 95% intervals do not overlap.
+    #[test]
+    fn a_small_ladder_comes_out_in_order() {
+        let rules = Rules::othello();
+        let ladder = specs(&["random", "greedy", "positional:depth=2", "pattern:depth=4"]);
+        let openings = crate::openings::OpeningSource::default_for(&rules, 4);
+        let mut games = vec![];
+        for p in schedule(&ladder, None, 100).unwrap() {
+            let played = play(&rules, &p, &openings.for_pair(&rules, 11, p.pair), 11).unwrap();
+            assert_eq!(played.ending, Ending::Normal);
+            games.push(GameResult {
+                black: p.black.clone(),
+                white: p.white.clone(),
+                black_score: played.black_score,
+                pair: Some(pair_cluster(&p.black, &p.white, p.pair)),
+            });
+        }
+        let fit = crate::ratings::fit(&games, "random", 0.0).unwrap();
+        let elo: Vec<(f64, f64)> =
+            ladder.iter().map(|a| fit.get(a).map(|r| (r.elo, r.interval95())).unwrap()).collect();
+        for (i, w) in elo.windows(2).enumerate() {
+            let ((low, low_ci), (high, high_ci)) = (w[0], w[1]);
+            assert!(high > low, "{} ({high:.0}) above {} ({low:.0})", ladder[i + 1], ladder[i]);
+            if high - low > 150.0 {
+                assert!(high - high_ci > low + low_ci, "{} and {}: {elo:?}", ladder[i + 1], ladder[i]);
+            }
+        }
+    }
+}

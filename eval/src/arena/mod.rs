@@ -1,0 +1,70 @@
+//! Matches between agents: the schedule (round robin or gauntlet, each opening played twice with the colours
+//! swapped; a gauntlet spread over a ladder until it is won or lost whole), one game under the arena's rules (a
+//! failing agent forfeits), and the arena directory that stores every game as it ends, so that a stopped arena
+//! resumes with only the missing games and more agents can join later.
+//!
+//! The directory: `results.csv` (one row per game, appended and synced as each game ends) and `games/<key>.ggf`
+//! (each game's record, written atomically). A game is known by its key, `<first spec> vs <second spec> #<pair>
+//! <colours>`, so adding agents leaves the other games' keys as they were.
+
+mod dir;
+mod game;
+mod schedule;
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use crate::agent::AgentError;
+
+pub(crate) use dir::{csv_line, csv_rows};
+pub use dir::{default_anchor, name_checkpoints_under, pair_cluster, ArenaDir, RatedPlayer, RatingsTable, ResultRow};
+pub use game::{opening, play, Ending, Played};
+pub use schedule::{rungs_to_play, schedule, sweep, Pairing, Sweep};
+
+/// The columns of `results.csv`.
+pub const COLUMNS: [&str; 13] = [
+    "key",
+    "pair",
+    "black",
+    "white",
+    "opening",
+    "black_discs",
+    "white_discs",
+    "black_score",
+    "ending",
+    "reason",
+    "moves",
+    "black_seconds",
+    "white_seconds",
+];
+
+#[derive(Debug, Error)]
+pub enum ArenaError {
+    #[error("{}: {problem}", path.display())]
+    File { path: PathBuf, problem: String },
+    #[error("{}, line {line}: {problem}", path.display())]
+    Row { path: PathBuf, line: usize, problem: String },
+    #[error(transparent)]
+    Agent(#[from] AgentError),
+    #[error("an arena needs at least two agents")]
+    TooFewAgents,
+    #[error("the opening does not replay: {0}")]
+    Opening(String),
+    #[error("{}: {source}", path.display())]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}: no games stored yet")]
+    NoGames(String),
+    #[error("rating the games of {0}: {1}")]
+    Ratings(String, crate::ratings::RatingsError),
+    #[error("the candidate and the baseline are the same agent")]
+    SameAgent,
+    #[error(transparent)]
+    Solve(#[from] othello_core::solve::SolveError),
+}
+
+impl ArenaError {
+    pub(crate) fn io(path: &Path, source: std::io::Error) -> ArenaError {
+        ArenaError::Io { path: path.to_path_buf(), source }
+    }
+}
