@@ -434,6 +434,20 @@ mod tests {
         }
     }
 
+    /// Every spec of the README's table of players is canonical: it prints as written.
+    #[test]
+    fn the_readmes_specs_round_trip() {
+        let readme = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/../README.md"));
+        let players = readme.split("## Players").nth(1).expect("a Players section").split("\n## ").next().unwrap();
+        let specs: Vec<&str> =
+            players.lines().filter_map(|l| l.strip_prefix("| `")?.split('`').next()).filter(|s| *s != "spec").collect();
+        assert!(specs.len() >= 8, "{specs:?}");
+        for spec in specs {
+            let parsed: AgentSpec = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
+            assert_eq!(parsed.to_string(), spec);
+        }
+    }
+
     #[test]
     fn each_failure_has_its_error() {
         let value =
