@@ -441,10 +441,6 @@ mod tests {
     use super::*;
     use othello_core::Rules;
 
-    fn specs(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| s.to_string()).collect()
-    }
-
     /// `ratings.json` reads back as written; `ratings.csv` holds the same players best first; a damaged
     /// `ratings.json` is an error naming it.
     #[test]

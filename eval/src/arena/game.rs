@@ -82,10 +82,6 @@ mod tests {
     use super::*;
     use crate::ratings::GameResult;
 
-    fn specs(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| s.to_string()).collect()
-    }
-
     #[test]
     fn games_are_reproducible_and_start_from_their_opening() {
         let rules = Rules::othello().with_size(6).unwrap();

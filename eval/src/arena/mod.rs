@@ -68,3 +68,9 @@ impl ArenaError {
         ArenaError::Io { path: path.to_path_buf(), source }
     }
 }
+
+/// Agent specs from their names, for the tests.
+#[cfg(test)]
+fn specs(names: &[&str]) -> Vec<String> {
+    names.iter().map(|s| s.to_string()).collect()
+}

@@ -147,10 +147,6 @@ pub fn rungs_to_play(rungs: usize, start: usize, outcome: impl Fn(usize) -> Opti
 mod tests {
     use super::*;
 
-    fn specs(names: &[&str]) -> Vec<String> {
-        names.iter().map(|s| s.to_string()).collect()
-    }
-
     #[test]
     fn round_robins_and_gauntlets_pair_every_opening_with_both_colours() {
         let s = schedule(&specs(&["a", "b", "c"]), None, 3).unwrap();
