@@ -15,6 +15,7 @@ pub mod oracle;
 pub mod perft_replay_show;
 pub mod report;
 pub mod run;
+pub mod run_status;
 pub mod selfplay;
 pub mod solve;
 pub mod train;
