@@ -127,7 +127,7 @@ impl GumbelSearch {
     }
 
     /// The chosen move, once [`GumbelSearch::next_job`] has returned `None` (`None` if the root has no moves): the
-    /// best candidate, unless a proven move is worth at least as much ([`Tree::proven_or`]).
+    /// best candidate, unless a proven move is worth at least as much (`Tree::proven_or`).
     pub fn choice(&self, tree: &Tree) -> Option<Move> {
         self.candidates.first().map(|&c| tree.proven_or(self.children[c]))
     }

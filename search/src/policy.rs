@@ -10,7 +10,7 @@ use crate::tree::{Node, Tree, ROOT};
 impl Tree {
     /// The visit distribution over the root moves: the policy target; a proven root's is spread evenly over its
     /// best moves (the walks leave a child once it cannot beat what is already sure, so visits no longer follow
-    /// it), and a proven move the search plays ([`Tree::proven_or`]) counts as many visits as the most visited.
+    /// it), and a proven move the search plays (`Tree::proven_or`) counts as many visits as the most visited.
     pub fn policy_target(&self) -> [f32; POLICY_SIZE] {
         let mut target = [0.0; POLICY_SIZE];
         if let Some(exact) = self.nodes[ROOT as usize].proven() {
@@ -32,7 +32,7 @@ impl Tree {
     }
 
     /// The Gumbel policy target: softmax(logit + sigma(completed q)) over the root moves, unvisited moves valued
-    /// at the root's [`Tree::mixed_value`].
+    /// at the root's `Tree::mixed_value`.
     pub fn gumbel_policy_target(&self) -> [f32; POLICY_SIZE] {
         let (completed, sigma) = self.root_completed();
         let mut shares: Vec<f32> = self.children(ROOT).zip(&completed).map(|(c, q)| c.logit() + sigma.of(*q)).collect();
@@ -44,7 +44,7 @@ impl Tree {
         target
     }
 
-    /// The searched value of root move `mv` for the root's side to move (as [`Tree::child_q`]; the root's value
+    /// The searched value of root move `mv` for the root's side to move (as `Tree::child_q`; the root's value
     /// before the root is expanded): what the search expects of the move it plays.
     pub fn move_value(&self, mv: Move) -> f32 {
         self.root_child(mv).map_or_else(|| self.root_value(), |c| self.child_q(c))
@@ -60,7 +60,7 @@ impl Tree {
     }
 
     /// The move to play: sampled in proportion to visits^(1/temperature), or when the temperature is 0 the most
-    /// visited (ties to the higher prior) unless a proven move is worth at least as much ([`Tree::proven_or`]).
+    /// visited (ties to the higher prior) unless a proven move is worth at least as much (`Tree::proven_or`).
     /// `None` at a finished game or an unsearched root.
     pub fn choose_move(&mut self, temperature: f32) -> Option<Move> {
         let children: Vec<(Move, u32, f32)> = self.children(ROOT).map(|c| (c.mv, c.visits, c.prior)).collect();

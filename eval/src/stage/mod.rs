@@ -1,5 +1,5 @@
 //! The evaluation stage: the fixed ladder in a round robin of its own, then each of a run's checkpoints (network +
-//! its search) in a [`Gauntlet`](gauntlet::Gauntlet) against the checkpoint rated before it and the ladder; games in
+//! its search) in a gauntlet against the checkpoint rated before it and the ladder; games in
 //! RUN/eval, then the ratings and their picture; optionally gating ([`Gating`]) and every player against the
 //! solver ([`optimal_moves`]). Watching, again for every new checkpoint as it appears. Progress goes to a callback
 //! as [`Event`]s, as the trainer's does.
