@@ -102,6 +102,11 @@ impl AgentSpec {
         AgentSpec { kind: AgentKind::Net { model: model.into(), search, device: None }, endgame: None }
     }
 
+    /// The spec of checkpoint `model` played with `search`, as the evaluation's tables name it.
+    pub fn checkpoint_player(model: &std::path::Path, search: &PlayerSearch) -> String {
+        AgentSpec::net(model.display().to_string(), search.clone()).to_string()
+    }
+
     /// The model a `policy:` or `net:` player loads.
     pub fn model(&self) -> Option<&str> {
         match &self.kind {

@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use othello_eval::stage::{self, EvaluateOptions, Gating};
 use othello_run::RunDir;
+use othello_search::PlayerSearch;
 
 use super::arena::MatchArgs;
 use super::report::Report;
@@ -53,16 +54,16 @@ pub struct EvaluateArgs {
 pub fn evaluate(a: EvaluateArgs) -> Result<()> {
     let run = RunDir::new(&a.run);
     let config = RunConfig::for_existing_run(&run, a.config.as_deref())?;
-    let mut eval = config.eval.clone();
-    eval.simulations = a.sims.unwrap_or(eval.simulations);
+    let eval = &config.eval;
+    let search = config.player_search();
+    let search = PlayerSearch { simulations: a.sims.unwrap_or(search.simulations), ..search };
     let ladder = a.ladder.unwrap_or_else(|| eval.ladder.clone());
-    let selfplay = &config.selfplay;
     let setup = a.games_from.setup_with(config.rules()?, a.threads.unwrap_or(eval.threads))?;
     let options = EvaluateOptions {
         run: &a.run,
         ladder: &ladder,
         games: a.games.unwrap_or(eval.games),
-        search: eval.player_search(selfplay.root_selection, selfplay.gumbel_considered, &selfplay.mcts),
+        search,
         every: a.every.unwrap_or(eval.every),
         gating: eval.gating.then(|| Gating::new(eval.gating_elo, eval.gating_pairs)),
         setup,

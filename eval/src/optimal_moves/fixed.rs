@@ -212,22 +212,21 @@ impl FixedPositions {
                     done.fetch_add(n, Ordering::Relaxed);
                 })
             });
-            // Each count once, and 0 only at the start: it begins the report.
+            // Each count once, and 0 only at the start: it begins the report. The last count is read after the
+            // players have finished, so it is always reported.
             let mut reported = 0;
-            while !asking.is_finished() {
-                std::thread::sleep(std::time::Duration::from_millis(200));
+            loop {
+                let finished = asking.is_finished();
                 let now = done.load(Ordering::Relaxed);
                 if now > reported {
                     on_event(Event::Asking { players, positions, done: now, total });
                     reported = now;
                 }
+                if finished {
+                    break asking.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
+                }
+                std::thread::sleep(std::time::Duration::from_millis(200));
             }
-            let chosen = asking.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic));
-            let now = done.load(Ordering::Relaxed);
-            if now > reported {
-                on_event(Event::Asking { players, positions, done: now, total });
-            }
-            chosen
         });
         let mut answered = vec![];
         for (spec, moves) in new.into_iter().zip(chosen) {

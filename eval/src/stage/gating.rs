@@ -39,7 +39,7 @@ impl Gating {
         on_event: &mut dyn FnMut(Event),
     ) -> Result<(), StageError> {
         let step = |model: &Path| othello_net::read_info(model).map(|i| i.step);
-        let player = |model: &Path| AgentSpec::net(model.display().to_string(), search.clone()).to_string();
+        let player = |model: &Path| AgentSpec::checkpoint_player(model, search);
         for model in models {
             let Some(best) = othello_net::best_model(run) else {
                 othello_net::set_best_model(run, model)?;

@@ -94,8 +94,7 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
         crate::check_spec(spec, &o.setup.rules)?;
     }
     let mut rated = 0;
-    let player =
-        |model: &Path, search: &PlayerSearch| AgentSpec::net(model.display().to_string(), search.clone()).to_string();
+    let player = AgentSpec::checkpoint_player;
     let mut curve = Curve { search: o.search.clone(), logged_step: None };
     // With fixed positions, each checkpoint is put to them as its gauntlet ends (stored at once, so that a stop
     // loses none and a long run does not end with all of them to ask); with their own moves (which later
@@ -159,7 +158,7 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
             }
             met.push(spec);
             if let Some(against_solver) = &mut against_solver {
-                ask_the_new_players(against_solver, &curve.search, o.setup.threads, on_event)?;
+                ask_the_new_players(against_solver, &o.search, o.setup.threads, on_event)?;
             }
         }
         if let Some(simulations) = o.final_player_simulations.filter(|&s| !o.watch && s != o.search.simulations) {
