@@ -6,7 +6,7 @@ use std::path::Path;
 use std::time::Duration;
 
 mod common;
-use common::{bin, csv_records, poll_until, temp_run};
+use common::{bin, csv_records, poll_until, script, temp_run};
 
 /// The keys of the complete rows of `results.csv` (a row being appended is not counted).
 fn keys(dir: &Path) -> Vec<String> {
@@ -243,15 +243,6 @@ fn the_same_games_on_one_thread_or_two() {
 /// The rows of `results.csv` as fields.
 fn rows(dir: &Path) -> Vec<Vec<String>> {
     csv_records(&std::fs::read_to_string(dir.join("results.csv")).unwrap())
-}
-
-/// A shell script made executable, as a stand-in engine.
-fn script(dir: &Path, name: &str, body: &str) -> String {
-    use std::os::unix::fs::PermissionsExt;
-    let path = dir.join(name);
-    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
-    path.to_str().unwrap().to_string()
 }
 
 /// Our own `nboard` and `gtp` modes play as external engines in the arena, every game normal; engines that play

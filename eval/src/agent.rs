@@ -18,7 +18,7 @@ pub enum AgentError {
     BadSpec { spec: String, source: SpecError },
     #[error("agent '{spec}': {message}")]
     Spec { spec: String, message: String },
-    #[error("{agent} plays only {own} (its checkpoint's rules), not {asked}")]
+    #[error("{agent} plays only {own}, not {asked}")]
     OtherRules { agent: String, own: Rules, asked: Rules },
 }
 
@@ -31,6 +31,8 @@ pub trait Agent {
     fn rules(&self) -> Option<Rules> {
         None
     }
+    /// Where an external program's standard error goes (the harness's own players print none).
+    fn keep_stderr(&mut self, _log: crate::engine::StderrLog) {}
     /// An error unless the agent plays `rules`.
     fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
         match self.rules() {
@@ -52,6 +54,9 @@ impl Agent for Box<dyn Agent> {
     fn rules(&self) -> Option<Rules> {
         (**self).rules()
     }
+    fn keep_stderr(&mut self, log: crate::engine::StderrLog) {
+        (**self).keep_stderr(log)
+    }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         (**self).select_move(game)
     }
@@ -67,11 +72,10 @@ impl AgentSpec {
     /// Makes the agent, seeded with `seed`; a model that does not load or an engine command that does not split
     /// is an error.
     pub fn agent(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
-        use crate::engine::{EngineAgent, DEFAULT_MOVE_TIME, DEFAULT_STARTUP_TIME};
+        use crate::engine::{grhino, EngineAgent, Protocol, DEFAULT_MOVE_TIME, DEFAULT_NBOARD_DEPTH};
         use crate::pattern_engine::{Budget, PatternEngine};
         let name = self.base().to_string();
         let device = |d: &Option<othello_net::DeviceChoice>| d.unwrap_or_default();
-        let seconds = |s: Option<f64>, default| s.map_or(default, std::time::Duration::from_secs_f64);
         let inner: Box<dyn Agent> = match &self.kind {
             AgentKind::Random => Box::new(RandomAgent::new(seed)),
             AgentKind::Greedy => Box::new(GreedyAgent::new(seed)),
@@ -96,10 +100,26 @@ impl AgentSpec {
             AgentKind::Net { model, search, device: d } => {
                 Box::new(crate::network_agent::NetworkMctsAgent::new(name, model, search.clone(), device(d), seed)?)
             }
-            AgentKind::Engine { cmd, protocol, time, startup } => {
-                let (time, startup) = (seconds(*time, DEFAULT_MOVE_TIME), seconds(*startup, DEFAULT_STARTUP_TIME));
-                let engine = EngineAgent::new(name, cmd, *protocol, time, startup);
-                Box::new(engine.map_err(|message| AgentError::Spec { spec: self.to_string(), message })?)
+            AgentKind::Engine { cmd, protocol, depth, time } => {
+                let engine = EngineAgent::new(name, cmd, *protocol, time.limits(DEFAULT_MOVE_TIME))
+                    .map_err(|message| AgentError::Spec { spec: self.to_string(), message })?;
+                Box::new(engine.with_nboard_depth(depth.unwrap_or(DEFAULT_NBOARD_DEPTH)))
+            }
+            AgentKind::Grhino { level, cmd, time } => {
+                let program = match cmd {
+                    Some(cmd) => cmd.clone(),
+                    None => match grhino::find() {
+                        Some(found) => found.display().to_string(),
+                        None => {
+                            let message = self.missing_program().unwrap_or_default();
+                            return Err(AgentError::Spec { spec: self.to_string(), message });
+                        }
+                    },
+                };
+                let limits = time.limits(grhino::move_time(*level));
+                let engine = EngineAgent::new(name, &grhino::command(&program, *level), Protocol::Gtp, limits)
+                    .map_err(|message| AgentError::Spec { spec: self.to_string(), message })?;
+                Box::new(engine.playing_only(Rules::othello()))
             }
         };
         Ok(match self.endgame {
@@ -199,6 +219,9 @@ impl<A: Agent> Agent for EndgameAgent<A> {
     }
     fn rules(&self) -> Option<Rules> {
         self.inner.rules()
+    }
+    fn keep_stderr(&mut self, log: crate::engine::StderrLog) {
+        self.inner.keep_stderr(log)
     }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         let pos = game.position();

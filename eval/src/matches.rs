@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 use othello_core::Rules;
 
 use crate::arena::{default_anchor, play, ArenaDir, ArenaError, Pairing, RatingsTable, ResultRow};
+use crate::engine::stderr_log_in;
 use crate::events::Event;
 use crate::openings::OpeningSource;
 use crate::ratings::{fit, Ratings};
@@ -47,6 +48,7 @@ pub fn play_scheduled(
     let done: HashSet<String> = lock(&rows).iter().map(|r| r.key.clone()).collect();
     let todo: Vec<_> = all.iter().filter(|p| !done.contains(&p.key)).cloned().collect();
     let results = dir.results();
+    let engine_log = stderr_log_in(out);
     on_event(Event::Scheduled { total: all.len(), to_play: todo.len(), threads: setup.threads, results: &results });
     let (next, finished, failure) = (AtomicUsize::new(0), AtomicUsize::new(0), Mutex::new(None));
     let started = Instant::now();
@@ -55,7 +57,7 @@ pub fn play_scheduled(
             scope.spawn(|| {
                 while let Some(p) = todo.get(next.fetch_add(1, Ordering::Relaxed)) {
                     let opening = setup.openings.for_pair(&setup.rules, setup.seed, p.pair);
-                    let result = play(&setup.rules, p, &opening, setup.seed).and_then(|played| {
+                    let result = play(&setup.rules, p, &opening, setup.seed, Some(&engine_log)).and_then(|played| {
                         // One writer at a time: rows are appended whole, and in the order kept in memory.
                         lock(&rows).push(dir.store(&played)?);
                         Ok(())
@@ -227,7 +229,8 @@ pub fn sprt(o: SprtOptions, on_event: &mut dyn FnMut(Event)) -> Result<Decision,
             scores[i] = match stored.get(&p.key) {
                 Some(&s) => s,
                 None => {
-                    let played = play(&o.rules, &p, &o.openings.for_pair(&o.rules, o.seed, pair), o.seed)?;
+                    let opening = o.openings.for_pair(&o.rules, o.seed, pair);
+                    let played = play(&o.rules, &p, &opening, o.seed, Some(&stderr_log_in(o.out)))?;
                     dir.store(&played)?;
                     if candidate_black {
                         played.black_score

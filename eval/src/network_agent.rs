@@ -298,7 +298,7 @@ mod tests {
                 .flat_map(|pair| {
                     let start = opening(&rules, 1, pair, 2);
                     Pairing::both_colours(&spec, "random", pair)
-                        .map(|p| play(&rules, &p, &start, 9).unwrap().game.moves().to_vec())
+                        .map(|p| play(&rules, &p, &start, 9, None).unwrap().game.moves().to_vec())
                 })
                 .collect::<Vec<_>>()
         };

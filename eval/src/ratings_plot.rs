@@ -146,13 +146,16 @@ pub fn plot_curves(runs: &[RunCurve], fixed: &[(String, f64)], measure: &str, sv
                 .map_err(|e| err(&e))?;
             chart.configure_mesh().x_desc(x_desc).y_desc(measure).draw().map_err(|e| err(&e))?;
             for (name, value) in fixed {
-                let grey = RGBColor(150, 150, 150);
+                // An external engine's rung stands out: the scale a reader knows from elsewhere.
+                let external = name.parse::<crate::spec::AgentSpec>().is_ok_and(|s| s.is_external());
+                let grey = if external { RGBColor(170, 60, 30) } else { RGBColor(150, 150, 150) };
+                let name = if external { format!("{name} (external)") } else { name.clone() };
                 chart
                     .draw_series(LineSeries::new([(0.0, *value), (x_max * 1.02, *value)], grey.stroke_width(1)))
                     .map_err(|e| err(&e))?;
                 chart
                     .draw_series([Text::new(
-                        name.clone(),
+                        name,
                         (x_max * 0.01, *value + pad * 0.1),
                         ("sans-serif", 12).into_font().color(&grey),
                     )])

@@ -53,9 +53,21 @@ pub enum AgentKind {
     /// the network with its search, no root noise, the tree kept between moves. `model` is a checkpoint or a run
     /// directory (its newest checkpoint).
     Net { model: String, search: PlayerSearch, device: Option<DeviceChoice> },
-    /// `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S][,startup=S]`: an external program, S seconds a move
-    /// (default 10) and its first move `startup` seconds more (default 20).
-    Engine { cmd: String, protocol: Protocol, time: Option<f64>, startup: Option<f64> },
+    /// `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,depth=N][,time=S][,startup=S][,total=S]`: an external
+    /// program; an NBoard engine is set to search `depth` plies (default 60).
+    Engine { cmd: String, protocol: Protocol, depth: Option<u32>, time: EngineTime },
+    /// `grhino:level=N[,cmd="PROGRAM"][,time=S][,startup=S][,total=S]`: GRhino's `gtp-rhino` at level N (1-5,
+    /// default 3), found on the PATH or at Debian's `/usr/games` unless `cmd` names it; a move's time suits the level.
+    Grhino { level: u32, cmd: Option<String>, time: EngineTime },
+}
+
+/// An external engine's time in seconds, each left out for its default: `time` a move (an `engine:` 10, a
+/// `grhino:` level's own), `startup` more for its first move (20), `total` for all its moves of a game (none).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct EngineTime {
+    pub time: Option<f64>,
+    pub startup: Option<f64>,
+    pub total: Option<f64>,
 }
 
 /// A `pattern:` player's budget a move.
@@ -81,7 +93,8 @@ pub enum SpecError {
     TwoSuffixes,
     #[error(
         "unknown agent '{0}' (known: random, greedy, positional:depth=N, pattern:depth=N|time=S, mcts:sims=N, \
-         policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P; add +endgameK for a perfect endgame)"
+         policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P, grhino:level=N; add +endgameK for a \
+         perfect endgame)"
     )]
     UnknownAgent(String),
     #[error("'{agent}' takes no parameters (got '{key}')")]
@@ -130,6 +143,25 @@ impl AgentSpec {
     pub fn search(&self) -> Option<&PlayerSearch> {
         match &self.kind {
             AgentKind::Net { search, .. } => Some(search),
+            _ => None,
+        }
+    }
+
+    /// An external program (`engine:`, `grhino:`), not one of the harness's own players.
+    pub fn is_external(&self) -> bool {
+        matches!(self.kind, AgentKind::Engine { .. } | AgentKind::Grhino { .. })
+    }
+
+    /// Why the player cannot be made on this machine: a `grhino:` player without `cmd` when GRhino is not
+    /// installed.
+    pub fn missing_program(&self) -> Option<String> {
+        use crate::engine::grhino;
+        match &self.kind {
+            AgentKind::Grhino { cmd: None, .. } if grhino::find().is_none() => Some(format!(
+                "GRhino's {} is neither on the PATH nor at {} (install Debian's grhino, or give cmd=)",
+                grhino::PROGRAM,
+                grhino::DEBIAN_PATH
+            )),
             _ => None,
         }
     }
@@ -222,7 +254,7 @@ impl AgentKind {
                 AgentKind::Net { model: p.required("net", "model")?, search, device: p.device()? }
             }
             "engine" => {
-                p.allow("engine", &["cmd", "protocol", "time", "startup"])?;
+                p.allow("engine", &["cmd", "protocol", "depth", "time", "startup", "total"])?;
                 let protocol = match p.get("protocol") {
                     Some("nboard") => Protocol::Nboard,
                     Some("gtp") => Protocol::Gtp,
@@ -230,7 +262,17 @@ impl AgentKind {
                     None => return Err(SpecError::Missing { agent: "engine", key: "protocol" }),
                 };
                 let cmd = p.required("engine", "cmd")?;
-                AgentKind::Engine { cmd, protocol, time: p.seconds("time")?, startup: p.seconds("startup")? }
+                let depth = p.number("depth", 1..=60)?;
+                if depth.is_some() && protocol != Protocol::Nboard {
+                    return Err(p.bad("depth", "no depth: a GTP engine is set by its command line"));
+                }
+                AgentKind::Engine { cmd, protocol, depth, time: p.engine_time()? }
+            }
+            "grhino" => {
+                p.allow("grhino", &["level", "cmd", "time", "startup", "total"])?;
+                let level = p.number("level", crate::engine::grhino::LEVELS)?;
+                let level = level.unwrap_or(crate::engine::grhino::DEFAULT_LEVEL);
+                AgentKind::Grhino { level, cmd: p.get("cmd").map(str::to_string), time: p.engine_time()? }
             }
             _ => return Err(SpecError::UnknownAgent(name.to_string())),
         })
@@ -281,15 +323,20 @@ impl fmt::Display for AgentSpec {
                 ];
                 ("net", params)
             }
-            AgentKind::Engine { cmd, protocol, time, startup } => (
-                "engine",
-                vec![
+            AgentKind::Engine { cmd, protocol, depth, time } => {
+                let mut params = vec![
                     kv("cmd", quoted(cmd)),
                     kv("protocol", Some(protocol.name().to_string())),
-                    kv("time", text(time)),
-                    kv("startup", text(startup)),
-                ],
-            ),
+                    kv("depth", text(depth)),
+                ];
+                params.extend(time.params());
+                ("engine", params)
+            }
+            AgentKind::Grhino { level, cmd, time } => {
+                let mut params = vec![kv("level", Some(level.to_string())), kv("cmd", cmd.as_deref().and_then(quoted))];
+                params.extend(time.params());
+                ("grhino", params)
+            }
         };
         f.write_str(name)?;
         let params: Vec<String> = params.into_iter().flatten().collect();
@@ -300,6 +347,24 @@ impl fmt::Display for AgentSpec {
             Some(k) => write!(f, "+endgame{k}"),
             None => Ok(()),
         }
+    }
+}
+
+impl EngineTime {
+    /// The engine's limits, `move_time` a move unless `time` is given.
+    pub fn limits(&self, move_time: std::time::Duration) -> crate::engine::Limits {
+        let seconds = std::time::Duration::from_secs_f64;
+        crate::engine::Limits {
+            move_time: self.time.map_or(move_time, seconds),
+            startup_time: self.startup.map_or(crate::engine::DEFAULT_STARTUP_TIME, seconds),
+            game_time: self.total.map(seconds),
+        }
+    }
+
+    /// As a spec writes them.
+    fn params(&self) -> [Option<String>; 3] {
+        [("time", self.time), ("startup", self.startup), ("total", self.total)]
+            .map(|(key, value)| value.map(|v| format!("{key}={v}")))
     }
 }
 
@@ -388,6 +453,10 @@ impl Params {
             .transpose()
     }
 
+    fn engine_time(&self) -> Result<EngineTime, SpecError> {
+        Ok(EngineTime { time: self.seconds("time")?, startup: self.seconds("startup")?, total: self.seconds("total")? })
+    }
+
     fn flag(&self, key: &str) -> Result<bool, SpecError> {
         match self.get(key) {
             None | Some("false") => Ok(false),
@@ -422,6 +491,9 @@ mod tests {
             "net:model=\"a,b\",sims=3,gumbel=16,score=0.5,qscale=0.1,qrescale,interior=gumbel,cpuct=2,fpu=0+endgame4",
             "engine:cmd=\"gtp-rhino -l 3\",protocol=gtp,time=30,startup=5",
             "engine:cmd=\"edax -q\",protocol=nboard",
+            "engine:cmd=\"edax -q\",protocol=nboard,depth=12,time=5,total=120",
+            "grhino:level=3",
+            "grhino:level=5,cmd=\"/opt/gtp-rhino\",time=900,startup=1,total=3600+endgame16",
         ] {
             let parsed: AgentSpec = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
             assert_eq!(parsed.to_string(), spec);
@@ -432,6 +504,8 @@ mod tests {
             ("net:model=x,gumbel=false,qrescale=false,score=0", "net:model=\"x\",sims=200"),
             ("policy:model=m,device=cpu", "policy:model=\"m\",device=flex"),
             ("engine:protocol=gtp,cmd=x", "engine:cmd=\"x\",protocol=gtp"),
+            ("grhino", "grhino:level=3"),
+            ("grhino:total=60,cmd=gtp-rhino,level=2", "grhino:level=2,cmd=\"gtp-rhino\",total=60"),
         ] {
             let parsed: AgentSpec = spec.parse().unwrap();
             assert_eq!(parsed.to_string(), canonical);
@@ -487,6 +561,19 @@ mod tests {
             ("net:model=x,device=tpu", value("device", "tpu")),
             ("engine:cmd=\"a b\",protocol=uci", value("protocol", "uci")),
             ("engine:cmd=\"a b\"", SpecError::Missing { agent: "engine", key: "protocol" }),
+            ("engine:cmd=x,protocol=gtp,depth=8", value("depth", "8")),
+            ("engine:cmd=x,protocol=nboard,depth=61", value("depth", "61")),
+            ("engine:cmd=x,protocol=nboard,total=0", value("total", "0")),
+            ("grhino:level=6", value("level", "6")),
+            ("grhino:level=0", value("level", "0")),
+            (
+                "grhino:depth=3",
+                SpecError::UnknownParameter {
+                    agent: "grhino",
+                    key: "depth".into(),
+                    known: "level, cmd, time, startup, total".into(),
+                },
+            ),
             ("engine:cmd=\"a b,protocol=gtp", SpecError::UnclosedQuote("cmd=\"a b,protocol=gtp".into())),
         ] {
             let err = spec.parse::<AgentSpec>().expect_err(spec);

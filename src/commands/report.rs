@@ -10,7 +10,7 @@ use othello_eval::events::Event;
 use othello_eval::optimal_moves::fixed::best_first;
 use othello_eval::optimal_moves::OptimalMovesRow;
 use othello_eval::ratings::Ratings;
-use othello_eval::OptimalMovesReport;
+use othello_eval::{AgentSpec, OptimalMovesReport};
 use othello_train::log::EventWriter;
 
 use super::plural;
@@ -210,8 +210,17 @@ fn leaders(standings: &Ratings) -> String {
     shown.join("  ")
 }
 
+/// The player as the ratings table names it: an external engine marked, the public scale a reader can place.
+fn table_name(player: &str) -> String {
+    match player.parse::<AgentSpec>() {
+        Ok(spec) if spec.is_external() => format!("{player} (external)"),
+        _ => player.to_string(),
+    }
+}
+
 fn print_table(fit: &Ratings) {
-    let width = fit.ratings.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    let names: Vec<String> = fit.ratings.iter().map(|r| table_name(&r.player)).collect();
+    let width = names.iter().map(String::len).max().unwrap_or(6).max(6);
     println!(
         "{:>4}  {:<width$}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}",
         "rank", "player", "Elo", "+-95%", "games", "score", "LOS next"
@@ -221,7 +230,7 @@ fn print_table(fit: &Ratings) {
         println!(
             "{:>4}  {:<width$}  {:>+7.1}  {:>6.1}  {:>6}  {:>5.1}%  {:>7}",
             i + 1,
-            r.player,
+            names[i],
             r.elo,
             r.interval95(),
             r.games,

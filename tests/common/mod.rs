@@ -81,3 +81,40 @@ pub fn run_with(args: &[&str], input: &[u8]) -> Output {
     writer.join().unwrap();
     out
 }
+
+/// GRhino's `gtp-rhino`, a real Othello engine, installed from Debian's packages (`grhino`) when it is missing:
+/// as root with apt-get, else through `sudo -n`. The tests that play it fail with the reason when neither can.
+pub fn grhino() -> PathBuf {
+    static INSTALLED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
+    let found = INSTALLED.get_or_init(|| {
+        if let Some(found) = othello_eval::engine::grhino::find() {
+            return Ok(found);
+        }
+        let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+        let apt = |args: &[&str]| {
+            let mut command = if root { Command::new("apt-get") } else { Command::new("sudo") };
+            if !root {
+                command.args(["-n", "apt-get"]);
+            }
+            command.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null());
+            command.status().is_ok_and(|s| s.success())
+        };
+        let install = ["install", "-y", "-q", "--no-install-recommends", "grhino"];
+        // A fresh machine's package lists may be empty: read them, then try again.
+        let installed = apt(&install) || (apt(&["update", "-q"]) && apt(&install));
+        if !installed {
+            return Err("GRhino (Debian's grhino) is not installed and apt-get could not install it".into());
+        }
+        othello_eval::engine::grhino::find().ok_or_else(|| "grhino installed, but gtp-rhino is not found".into())
+    });
+    found.clone().unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// A shell script made executable, as a stand-in engine.
+pub fn script(dir: &Path, name: &str, body: &str) -> String {
+    use std::os::unix::fs::PermissionsExt;
+    let path = dir.join(name);
+    std::fs::write(&path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    path.to_str().unwrap().to_string()
+}

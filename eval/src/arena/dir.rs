@@ -480,7 +480,7 @@ mod tests {
         let schedule = schedule(&specs(&["random", "greedy"]), None, 2).unwrap();
         let mut returned = vec![];
         for p in &schedule {
-            returned.push(arena.store(&play(&rules, p, &opening(&rules, 3, p.pair, 2), 3).unwrap()).unwrap());
+            returned.push(arena.store(&play(&rules, p, &opening(&rules, 3, p.pair, 2), 3, None).unwrap()).unwrap());
         }
         let rows = arena.read().unwrap();
         assert_eq!(rows, returned, "what store returns is what read reads back");

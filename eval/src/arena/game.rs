@@ -1,5 +1,6 @@
 //! One game under the arena's rules: its opening, its agents seeded from its key, a failing agent forfeiting.
 
+use std::path::Path;
 use std::time::Instant;
 
 use othello_core::position::hash_discs;
@@ -9,6 +10,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
 use crate::agent::agent_from_spec;
+use crate::engine::StderrLog;
 
 use super::*;
 
@@ -43,9 +45,21 @@ pub struct Played {
 }
 
 /// Plays a scheduled game from its opening; each agent is made from its spec with a seed of its own for this game.
-pub fn play(rules: &Rules, pairing: &Pairing, opening: &[Move], seed: u64) -> Result<Played, ArenaError> {
+/// External engines' standard error goes to `engine_log`, where given, each line after the engine and the game.
+pub fn play(
+    rules: &Rules,
+    pairing: &Pairing,
+    opening: &[Move],
+    seed: u64,
+    engine_log: Option<&Path>,
+) -> Result<Played, ArenaError> {
     let game_seed = hash_discs(seed, fnv1a(&pairing.seed_key()));
     let mut agents = [agent_from_spec(&pairing.black, game_seed)?, agent_from_spec(&pairing.white, game_seed ^ 1)?];
+    if let Some(path) = engine_log {
+        for (agent, spec) in agents.iter_mut().zip([&pairing.black, &pairing.white]) {
+            agent.keep_stderr(StderrLog { path: path.to_path_buf(), label: format!("{spec} in {}", pairing.key) });
+        }
+    }
     let mut game = Game::new(*rules);
     game.play_all(opening).map_err(|e| ArenaError::Opening(e.to_string()))?;
     let mut seconds = [0.0f64; 2];
@@ -94,14 +108,14 @@ mod tests {
         let opening = opening(&rules, 1, 0, 4);
         assert_eq!(opening.len(), 4);
         let (a, b) = (
-            play(&rules, &pairing("random", "greedy"), &opening, 7).unwrap(),
-            play(&rules, &pairing("random", "greedy"), &opening, 7).unwrap(),
+            play(&rules, &pairing("random", "greedy"), &opening, 7, None).unwrap(),
+            play(&rules, &pairing("random", "greedy"), &opening, 7, None).unwrap(),
         );
         assert_eq!(a.game.moves(), b.game.moves());
         assert_eq!(a.ending, Ending::Normal);
         assert_eq!(&a.game.moves()[..4], &opening[..]);
         // A spec that cannot be built is an error, not a game.
-        assert!(play(&rules, &pairing("random", "nonsense"), &opening, 7).is_err());
+        assert!(play(&rules, &pairing("random", "nonsense"), &opening, 7, None).is_err());
     }
 
     /// The small ladder, with a fixed seed from the shipped balanced openings: the ratings put random, greedy,
@@ -114,7 +128,7 @@ mod tests {
         let openings = crate::openings::OpeningSource::default_for(&rules, 4);
         let mut games = vec![];
         for p in schedule(&ladder, None, 100).unwrap() {
-            let played = play(&rules, &p, &openings.for_pair(&rules, 11, p.pair), 11).unwrap();
+            let played = play(&rules, &p, &openings.for_pair(&rules, 11, p.pair), 11, None).unwrap();
             assert_eq!(played.ending, Ending::Normal);
             games.push(GameResult {
                 black: p.black.clone(),

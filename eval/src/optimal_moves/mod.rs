@@ -489,7 +489,7 @@ mod tests {
         let rules = Rules::othello().with_size(4).unwrap();
         let perfect = "random+endgame16";
         for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
-            arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5).unwrap()).unwrap();
+            arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5, None).unwrap()).unwrap();
         }
         let rows = arena.read().unwrap();
         let played_moves = |player: &str, max_empties: u32| {
@@ -565,7 +565,7 @@ mod tests {
         // A "trained" player: any spec with a model (its games are left out, so it need not load here).
         let trained = "net:model=absent,sims=1";
         for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
-            arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5).unwrap()).unwrap();
+            arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5, None).unwrap()).unwrap();
         }
         let mut rows = arena.read().unwrap();
         let at = |games: &[Game]| games.iter().map(|g| *g.position()).collect::<Vec<_>>();

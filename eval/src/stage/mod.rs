@@ -87,10 +87,24 @@ const WATCH_POLL: Duration = Duration::from_secs(5);
 /// watching.
 pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Result<(), StageError> {
     let run = othello_run::RunDir::new(o.run);
-    if o.ladder.is_empty() {
+    // External rungs whose program is not installed here (GRhino's levels, say) are left out, with a warning.
+    let installed: Vec<String> = o
+        .ladder
+        .iter()
+        .filter(|spec| match spec.parse::<AgentSpec>().ok().and_then(|s| s.missing_program()) {
+            Some(why) => {
+                on_event(Event::Warning { message: format!("the ladder's {spec} is left out: {why}") });
+                false
+            }
+            None => true,
+        })
+        .cloned()
+        .collect();
+    let ladder = installed.as_slice();
+    if ladder.is_empty() {
         return Err(StageError::NoLadder);
     }
-    for spec in o.ladder {
+    for spec in ladder {
         crate::check_spec(spec, &o.setup.rules)?;
     }
     let mut rated = 0;
@@ -128,16 +142,16 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
         let chosen;
         (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, &begun);
         check_checkpoint_rules(&models[last], &o.setup.rules)?;
-        if o.ladder.len() >= 2 {
-            play_scheduled(&run.eval(), &schedule(o.ladder, None, o.games)?, &o.setup, on_event)?;
+        if ladder.len() >= 2 {
+            play_scheduled(&run.eval(), &schedule(ladder, None, o.games)?, &o.setup, on_event)?;
         }
         if let Some(gating) = &mut o.gating {
             // Oldest first, whatever order the ratings take: the first checkpoint is the first best.
             let oldest_first: Vec<&PathBuf> = models.iter().filter(|m| chosen.contains(m)).collect();
             gating.promote(&run, &oldest_first, &o.search, &o.setup, on_event)?;
         }
-        let rungs = weakest_first(&ArenaDir::new(run.eval()).read()?, o.ladder);
-        let mut met = o.ladder.to_vec();
+        let rungs = weakest_first(&ArenaDir::new(run.eval()).read()?, ladder);
+        let mut met = ladder.to_vec();
         let mut rated_last = false;
         for model in &chosen {
             let spec = player(model, &o.search);

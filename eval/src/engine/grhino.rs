@@ -1,0 +1,35 @@
+//! GRhino, the Othello engine Debian packages (`apt install grhino`): its GTP program `gtp-rhino`, levels 1 to 5.
+//! A forced pass is implicit for it (it refuses `play COLOUR pass`), and its deeper levels think for seconds a
+//! move at their own pace, so each level has a time that suits it.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+/// The program's name, looked for on the PATH.
+pub const PROGRAM: &str = "gtp-rhino";
+/// Where Debian installs it: its games directory is not on every PATH.
+pub const DEBIAN_PATH: &str = "/usr/games/gtp-rhino";
+/// Its levels.
+pub const LEVELS: std::ops::RangeInclusive<u32> = 1..=5;
+/// The level when the spec gives none (GRhino's own default).
+pub const DEFAULT_LEVEL: u32 = 3;
+
+/// The program: on the PATH, else where Debian puts it; None when GRhino is not installed.
+pub fn find() -> Option<PathBuf> {
+    super::find_program(PROGRAM).or_else(|| super::find_program(DEBIAN_PATH))
+}
+
+/// The command line of `level` with the program at `program`.
+pub fn command(program: &str, level: u32) -> String {
+    format!("\"{program}\" -l {level}")
+}
+
+/// A move's time at `level` when the spec gives none: the level's own pace with room to spare on a loaded machine
+/// (levels 1 to 3 answer within a tenth of a second, 4 within two, 5 within tens of seconds: docs/BENCHMARKS.md).
+pub fn move_time(level: u32) -> Duration {
+    Duration::from_secs(match level {
+        ..=3 => 10,
+        4 => 60,
+        _ => 600,
+    })
+}

@@ -1,0 +1,332 @@
+//! An external program as a player (`engine:cmd="...",protocol=nboard|gtp`, or a named one such as
+//! `grhino:level=3`): spoken to over its standard input and output, one process per game, started at its first
+//! move. A well-behaved engine plays every game to its end: a forced pass is told the way it takes, its time is
+//! the one its spec gives (a move's, and a game's in all), what it prints on standard error goes to the arena's
+//! log, and a program that crashes is started again and told the game so far. What is its own fault (no reply
+//! within its time, a reply that does not parse, an illegal move, a flood of output, crashing again and again)
+//! is an error the arena records as a forfeit.
+
+pub mod grhino;
+mod gtp;
+mod nboard;
+mod process;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use othello_core::{Game, Move, Rules};
+
+pub use process::{stderr_log_in, StderrLog};
+use process::{Fault, Process};
+
+use crate::agent::{Agent, AgentError};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Protocol {
+    Nboard,
+    Gtp,
+}
+
+impl Protocol {
+    /// The name a spec's `protocol=` gives.
+    pub fn name(self) -> &'static str {
+        match self {
+            Protocol::Nboard => "nboard",
+            Protocol::Gtp => "gtp",
+        }
+    }
+}
+
+/// The time for a move when the spec gives none (`time=`).
+pub const DEFAULT_MOVE_TIME: Duration = Duration::from_secs(10);
+/// The time the engine may take to start (load its tables, say) when the spec gives none (`startup=`): added to
+/// its first move's time, and to the first after a restart.
+pub const DEFAULT_STARTUP_TIME: Duration = Duration::from_secs(20);
+/// The search depth an NBoard engine is set to when the spec gives none (`depth=`).
+pub const DEFAULT_NBOARD_DEPTH: u32 = 60;
+/// Restarts after a crash in one game: a program that keeps crashing forfeits.
+const MAX_RESTARTS: u32 = 2;
+
+/// An engine's time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Limits {
+    /// For one move.
+    pub move_time: Duration,
+    /// More for the first move of a process, to start.
+    pub startup_time: Duration,
+    /// For all its moves of a game together, where set (a GTP engine is told its clock).
+    pub game_time: Option<Duration>,
+}
+
+pub struct EngineAgent {
+    name: String,
+    command: Vec<String>,
+    protocol: Protocol,
+    limits: Limits,
+    nboard_depth: u32,
+    /// The only rules it plays, where it says so.
+    rules: Option<Rules>,
+    process: Option<Process>,
+    log: Option<StderrLog>,
+    /// The moves the engine has been told (GTP keeps its own board).
+    told: Vec<Move>,
+    /// The engine refused `play COLOUR pass`: passes are left untold.
+    passes_implicit: bool,
+    /// The game as last asked for a move: a game that does not continue it is another.
+    asked: Vec<Move>,
+    /// Time spent on this game's moves.
+    used: Duration,
+    restarts: u32,
+    pings: u64,
+}
+
+impl EngineAgent {
+    /// An engine run as `cmd` (words split on spaces, double quotes keep a word whole); nothing starts yet, but a
+    /// program that is not there is an error now, not a forfeit in every game.
+    pub fn new(name: String, cmd: &str, protocol: Protocol, limits: Limits) -> Result<EngineAgent, String> {
+        let command = split_command(cmd)?;
+        let Some(program) = command.first() else {
+            return Err("cmd is empty".into());
+        };
+        if find_program(program).is_none() {
+            return Err(match program.contains('/') {
+                true => format!("'{program}' is not an executable file"),
+                false => format!("'{program}' is not on the PATH"),
+            });
+        }
+        Ok(EngineAgent {
+            name,
+            command,
+            protocol,
+            limits,
+            nboard_depth: DEFAULT_NBOARD_DEPTH,
+            rules: None,
+            process: None,
+            log: None,
+            told: vec![],
+            passes_implicit: false,
+            asked: vec![],
+            used: Duration::ZERO,
+            restarts: 0,
+            pings: 0,
+        })
+    }
+
+    /// An NBoard engine's search depth (`set depth N`).
+    pub fn with_nboard_depth(mut self, depth: u32) -> EngineAgent {
+        self.nboard_depth = depth;
+        self
+    }
+
+    /// An engine that plays only `rules` (GRhino: 8x8 Othello): an arena under other rules refuses it up front.
+    pub fn playing_only(mut self, rules: Rules) -> EngineAgent {
+        self.rules = Some(rules);
+        self
+    }
+
+    fn process(&mut self) -> Result<&mut Process, Fault> {
+        self.process.as_mut().ok_or_else(|| Fault::new("not started"))
+    }
+
+    fn note(&self, line: &str) {
+        if let Some(log) = &self.log {
+            log.note(line);
+        }
+    }
+
+    fn start(&mut self) -> Result<(), Fault> {
+        self.process = Some(Process::start(&self.command, self.log.as_ref())?);
+        self.told.clear();
+        match self.protocol {
+            Protocol::Nboard => self.nboard_start(),
+            Protocol::Gtp => Ok(()),
+        }
+    }
+
+    /// What is left of the game's time, where the game has a limit.
+    fn time_left(&self) -> Option<Duration> {
+        self.limits.game_time.map(|total| total.saturating_sub(self.used))
+    }
+
+    fn ask(&mut self, game: &Game) -> Result<Move, Fault> {
+        let mut time = self.limits.move_time;
+        if let Some(left) = self.time_left() {
+            if left.is_zero() {
+                return Err(Fault::new("over its time for the game"));
+            }
+            time = time.min(left);
+        }
+        let mut deadline = Instant::now() + time;
+        if self.process.is_none() {
+            self.start()?;
+            deadline += self.limits.startup_time;
+        }
+        self.process()?.new_move();
+        match self.protocol {
+            Protocol::Gtp => self.gtp_move(game, deadline),
+            Protocol::Nboard => self.nboard_move(game, deadline),
+        }
+    }
+}
+
+impl Agent for EngineAgent {
+    fn name(&self) -> String {
+        self.name.clone()
+    }
+
+    fn keep_stderr(&mut self, log: StderrLog) {
+        self.log = Some(log);
+    }
+
+    fn rules(&self) -> Option<Rules> {
+        self.rules
+    }
+
+    fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
+        // A forced pass is not asked for: the engine hears of it with the next move.
+        if let Some(pass) = crate::agent::forced_move(game)? {
+            return Ok(pass);
+        }
+        if !game.moves().starts_with(&self.asked) {
+            // Another game: its clock starts again.
+            (self.used, self.restarts) = (Duration::ZERO, 0);
+        }
+        self.asked = game.moves().to_vec();
+        loop {
+            let started = Instant::now();
+            let result = self.ask(game);
+            self.used += started.elapsed();
+            let fault = match result {
+                Ok(mv) => return Ok(mv),
+                Err(fault) => fault,
+            };
+            // A process that failed once is not trusted with another move.
+            self.process = None;
+            if !fault.crashed || self.restarts == MAX_RESTARTS {
+                return Err(AgentError::Failed { agent: self.name.clone(), message: fault.message });
+            }
+            self.restarts += 1;
+            self.note(&format!("{}: started again and told the game so far", fault.message));
+        }
+    }
+}
+
+/// The executable `program` names: itself where it holds a `/`, else the first on the PATH.
+fn find_program(program: &str) -> Option<PathBuf> {
+    if program.contains('/') {
+        return Some(PathBuf::from(program)).filter(|p| is_executable(p));
+    }
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path).map(|dir| dir.join(program)).find(|p| is_executable(p))
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// At most `chars` characters of a peer's text, for a message: a huge token is not repeated whole.
+pub(crate) fn clip(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
+/// `d3`, `D3`, `pass`, `PA` (either case).
+pub fn parse_move(word: &str) -> Option<Move> {
+    let word = word.trim();
+    if word.eq_ignore_ascii_case("pass") || word.eq_ignore_ascii_case("pa") {
+        return Some(Move::Pass);
+    }
+    word.to_ascii_lowercase().parse().ok().map(Move::Play)
+}
+
+/// Words split on whitespace; double quotes keep spaces inside a word. An unclosed quote is an error.
+fn split_command(cmd: &str) -> Result<Vec<String>, String> {
+    let (mut words, mut word, mut quoted, mut started) = (Vec::new(), String::new(), false, false);
+    for c in cmd.chars() {
+        match c {
+            '"' | '\'' => (quoted, started) = (!quoted, true),
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                    started = false;
+                }
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    if quoted {
+        return Err(format!("cmd '{cmd}' has an unclosed quote"));
+    }
+    if started {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn commands_split_into_words_and_moves_parse_in_either_form() {
+        assert_eq!(split_command("edax -q  -l 'a b'").unwrap(), ["edax", "-q", "-l", "a b"]);
+        assert!(split_command("edax 'x").is_err());
+        assert_eq!(parse_move("D3"), parse_move("d3"));
+        assert_eq!(parse_move("PA"), Some(Move::Pass));
+        assert_eq!(parse_move("pass"), Some(Move::Pass));
+        assert_eq!(parse_move("z9"), None);
+        assert_eq!(parse_move(""), None);
+    }
+
+    #[test]
+    fn a_program_that_is_not_there_is_an_error_before_any_game() {
+        let limits = Limits { move_time: DEFAULT_MOVE_TIME, startup_time: DEFAULT_STARTUP_TIME, game_time: None };
+        let err = |cmd: &str| EngineAgent::new("e".into(), cmd, Protocol::Gtp, limits).err().unwrap();
+        assert_eq!(err("/no/such/engine -l 1"), "'/no/such/engine' is not an executable file");
+        assert_eq!(err("no-such-engine-anywhere"), "'no-such-engine-anywhere' is not on the PATH");
+        assert_eq!(err("  "), "cmd is empty");
+    }
+
+    fn engine(cmd: &str, protocol: Protocol, seconds: u64) -> EngineAgent {
+        let limits = Limits {
+            move_time: Duration::from_secs(seconds),
+            startup_time: Duration::from_millis(500),
+            game_time: None,
+        };
+        EngineAgent::new("e".into(), cmd, protocol, limits).unwrap()
+    }
+
+    /// The failure of the engine's first move, and how long it took to come.
+    fn first_move_failure(cmd: &str, protocol: Protocol, seconds: u64) -> (String, Duration) {
+        let started = Instant::now();
+        let err = engine(cmd, protocol, seconds).select_move(&Game::new(othello_core::Rules::othello())).unwrap_err();
+        (err.to_string(), started.elapsed())
+    }
+
+    #[test]
+    fn a_flooding_engine_is_stopped_at_its_time_or_its_line_limit() {
+        // `yes` prints "y" lines without end: never a pong, so only the limits end the move.
+        let (err, took) = first_move_failure("yes", Protocol::Nboard, 1);
+        assert!(err.contains("over its time") || err.contains("flooded"), "{err}");
+        assert!(took < Duration::from_secs(10), "{took:?}");
+        // A line without end is refused once it passes the longest line.
+        let (err, took) = first_move_failure("sh -c 'while :; do printf xxxxxxxx; done'", Protocol::Nboard, 60);
+        assert!(err.contains("longer than"), "{err}");
+        assert!(took < Duration::from_secs(30), "{took:?}");
+    }
+
+    #[test]
+    fn an_echo_is_a_malformed_reply_and_an_engine_that_exits_a_closed_pipe() {
+        let (err, took) = first_move_failure("cat", Protocol::Gtp, 5);
+        assert!(err.contains("malformed reply to 'boardsize 8': 'boardsize 8'"), "{err}");
+        assert!(took < Duration::from_secs(5), "{took:?}");
+        let (err, _) = first_move_failure("true", Protocol::Gtp, 5);
+        assert!(err.contains("crashed or closed its pipe"), "{err}");
+    }
+}

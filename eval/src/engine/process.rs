@@ -1,0 +1,198 @@
+//! A running engine program: its input, its output lines arriving on a channel (read by a thread of its own, so
+//! that a silent engine cannot block the arena), and its standard error appended to a log, the last lines kept
+//! for the message when it fails.
+
+use std::collections::VecDeque;
+use std::fs::OpenOptions;
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// The longest line an engine may print; a longer one is an error, so that an engine without newlines cannot
+/// fill the memory.
+const MAX_LINE_BYTES: usize = 64 * 1024;
+/// The most lines an engine may print for one move (an NBoard engine's status and search lines included).
+const MAX_LINES_PER_MOVE: u32 = 100_000;
+/// Lines read ahead of the arena: the reader waits past this, so that a flooding engine is held back.
+const LINES_BUFFERED: usize = 1024;
+/// Lines of standard error kept for a failure's message.
+const STDERR_KEPT: usize = 3;
+/// How much of an engine's text a message quotes.
+pub(crate) const ENGINE_TEXT: usize = 80;
+
+/// Why a conversation with an engine ended. `crashed`: the program is gone (it exited, or closed its pipes), so a
+/// fresh one may be started in its place.
+#[derive(Debug)]
+pub(super) struct Fault {
+    pub message: String,
+    pub crashed: bool,
+}
+
+impl Fault {
+    pub fn new(message: impl Into<String>) -> Fault {
+        Fault { message: message.into(), crashed: false }
+    }
+}
+
+/// Where engines' standard error goes: appended to `path`, each line after `label` (the engine and its game).
+#[derive(Clone, Debug)]
+pub struct StderrLog {
+    pub path: PathBuf,
+    pub label: String,
+}
+
+impl StderrLog {
+    /// Appends one line, whole (a single write to a file opened for appending, so that engines of games played at
+    /// once do not cut into each other's lines). A log that cannot be written is no reason to stop a game.
+    fn append(&self, line: &str) {
+        let open = || OpenOptions::new().create(true).append(true).open(&self.path);
+        // The arena's directory is made as its first game is stored: an engine may speak before.
+        let opened = open().or_else(|_| {
+            std::fs::create_dir_all(self.path.parent().unwrap_or(Path::new(".")))?;
+            open()
+        });
+        if let Ok(mut file) = opened {
+            let _ = file.write_all(format!("{}: {line}\n", self.label).as_bytes());
+        }
+    }
+
+    /// A line of the arena's own about the engine (a restart, say).
+    pub fn note(&self, line: &str) {
+        self.append(&format!("[othello-zero] {line}"))
+    }
+}
+
+pub(super) struct Process {
+    child: Child,
+    input: ChildStdin,
+    lines: Receiver<Result<String, String>>,
+    stderr_tail: Arc<Mutex<VecDeque<String>>>,
+    lines_this_move: u32,
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Process {
+    pub fn start(command: &[String], log: Option<&StderrLog>) -> Result<Process, Fault> {
+        let mut child = Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| Fault::new(format!("could not start '{}': {e}", command[0])))?;
+        let (Some(input), Some(output), Some(errors)) = (child.stdin.take(), child.stdout.take(), child.stderr.take())
+        else {
+            return Err(Fault::new("no pipes to the engine"));
+        };
+        let (send, lines) = mpsc::sync_channel(LINES_BUFFERED);
+        std::thread::spawn(move || {
+            let mut output = BufReader::new(output);
+            loop {
+                let mut line = Vec::new();
+                match (&mut output).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) if line.len() > MAX_LINE_BYTES => {
+                        let _ = send.send(Err(format!("printed a line longer than {MAX_LINE_BYTES} bytes")));
+                        break;
+                    }
+                    Ok(_) => {
+                        if send.send(Ok(text_of(&line))).is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+        });
+        let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
+        let (tail, log) = (stderr_tail.clone(), log.cloned());
+        std::thread::spawn(move || {
+            let mut errors = BufReader::new(errors);
+            loop {
+                let mut line = Vec::new();
+                match (&mut errors).take(MAX_LINE_BYTES as u64).read_until(b'\n', &mut line) {
+                    Ok(0) | Err(_) => break,
+                    Ok(_) => {
+                        let text = text_of(&line);
+                        if let Some(log) = &log {
+                            log.append(&text);
+                        }
+                        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                        if tail.len() == STDERR_KEPT {
+                            tail.pop_front();
+                        }
+                        tail.push_back(text);
+                    }
+                }
+            }
+        });
+        Ok(Process { child, input, lines, stderr_tail, lines_this_move: 0 })
+    }
+
+    /// A new move is asked for: its lines count from zero.
+    pub fn new_move(&mut self) {
+        self.lines_this_move = 0;
+    }
+
+    pub fn send(&mut self, line: &str) -> Result<(), Fault> {
+        let sent = writeln!(self.input, "{line}").and_then(|_| self.input.flush());
+        sent.map_err(|e| self.crashed(format!("crashed or closed its pipe (writing '{line}': {e})")))
+    }
+
+    /// The next line from the engine before `deadline`: lines that keep coming do not stretch it.
+    pub fn receive(&mut self, deadline: Instant) -> Result<String, Fault> {
+        let now = Instant::now();
+        if now >= deadline {
+            return Err(Fault::new("over its time: no move"));
+        }
+        self.lines_this_move += 1;
+        if self.lines_this_move > MAX_LINES_PER_MOVE {
+            return Err(Fault::new(format!("flooded its output: over {MAX_LINES_PER_MOVE} lines for one move")));
+        }
+        match self.lines.recv_timeout(deadline - now) {
+            Ok(Ok(line)) => Ok(line),
+            Ok(Err(problem)) => Err(Fault::new(problem)),
+            Err(RecvTimeoutError::Timeout) => Err(Fault::new("over its time: no reply")),
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed("crashed or closed its pipe".into())),
+        }
+    }
+
+    /// A crash's fault, with how the program ended and its last words on standard error.
+    fn crashed(&mut self, what: String) -> Fault {
+        // The reader sees the pipe close as the program exits: a moment later its status is known.
+        let deadline = Instant::now() + std::time::Duration::from_millis(200);
+        let status = loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => break Some(status),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
+                _ => break None,
+            }
+        };
+        let mut message = what;
+        if let Some(status) = status {
+            message += &format!(", {status}");
+        }
+        let tail = self.stderr_tail.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(last) = tail.back() {
+            message += &format!("; its last words: '{}'", super::clip(last, ENGINE_TEXT));
+        }
+        Fault { message, crashed: true }
+    }
+}
+
+fn text_of(line: &[u8]) -> String {
+    String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string()
+}
+
+/// The log an arena directory keeps its engines' standard error in.
+pub fn stderr_log_in(dir: &Path) -> PathBuf {
+    dir.join("engines.log")
+}

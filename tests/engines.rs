@@ -1,0 +1,123 @@
+//! The arena against a real engine, GRhino (Debian's `grhino`, installed when missing): every game played to its
+//! end, forced passes included; a crash answered by a restart; an engine's clock for the game; its standard error
+//! in the arena's log.
+
+use std::path::Path;
+
+mod common;
+use common::{bin, csv_records, grhino, script, temp_run};
+
+fn arena(dir: &Path, games: &str, agents: &[&str]) -> std::process::Output {
+    let out = bin()
+        .args(["arena", "--out", dir.to_str().unwrap(), "--games", games, "--threads", "2", "--agents"])
+        .args(agents)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    out
+}
+
+fn rows(dir: &Path) -> Vec<Vec<String>> {
+    csv_records(&std::fs::read_to_string(dir.join("results.csv")).unwrap())
+}
+
+/// Whether a stored game has a pass with moves after it (a forced pass in mid-game, which GRhino is told without
+/// its pass command).
+fn passes_in_midgame(dir: &Path, key: &str) -> bool {
+    let record = std::fs::read_to_string(othello_eval::arena::ArenaDir::new(dir).game_file(key)).unwrap();
+    let moves: Vec<&str> = record.split(['B', 'W']).filter_map(|m| m.strip_prefix('[')?.split(']').next()).collect();
+    moves.iter().rposition(|m| m.starts_with("PA")).is_some_and(|last| last + 1 < moves.len())
+}
+
+/// GRhino by its name and through the generic spec, against players that let passes happen: every game normal,
+/// some with passes in mid-game, GRhino's refusal of the pass command in the log, and GRhino stronger than random
+/// play.
+#[test]
+fn grhino_plays_every_game_to_the_end_passes_included() {
+    let program = grhino();
+    let scratch = temp_run("grhino");
+    let dir = scratch.path();
+    let generic = format!("engine:cmd=\"{} -l 2\",protocol=gtp", program.display());
+    let agents = ["grhino:level=1", &generic, "random", "greedy"];
+    arena(dir, "8", &agents);
+    let played = rows(dir);
+    assert_eq!(played.len(), 6 * 8);
+    assert!(played.iter().all(|r| r[8] == "normal"), "{:?}", played.iter().find(|r| r[8] != "normal"));
+    let with_grhino: Vec<&Vec<String>> =
+        played.iter().filter(|r| [&r[2], &r[3]].iter().any(|p| !["random", "greedy"].contains(&p.as_str()))).collect();
+    let passes = with_grhino.iter().filter(|r| passes_in_midgame(dir, &r[0])).count();
+    assert!(passes > 0, "no game of GRhino's has a pass in mid-game");
+    let log = std::fs::read_to_string(dir.join("engines.log")).unwrap();
+    assert!(log.contains("grhino:level=1 in ") && log.contains("refused a pass"), "{log}");
+    let score_against_random = |spec: &str| {
+        let scores: Vec<f64> = played
+            .iter()
+            .filter_map(|r| match (r[2].as_str(), r[3].as_str()) {
+                (black, "random") if black == spec => r[7].parse().ok(),
+                ("random", white) if white == spec => r[7].parse().ok().map(|s: f64| 1.0 - s),
+                _ => None,
+            })
+            .collect();
+        scores.iter().sum::<f64>() / scores.len() as f64
+    };
+    assert!(score_against_random(&generic) >= 0.8, "{}", score_against_random(&generic));
+}
+
+/// An engine that dies mid-game (here GRhino whose input ends after 30 lines the first time it runs, so that it
+/// exits, the script saying why on standard error) is started again, told the game so far, and plays on: no
+/// forfeit, its last words and the restart in the log.
+#[test]
+fn a_crashed_engine_is_started_again_and_the_game_goes_on() {
+    let program = grhino();
+    let scratch = temp_run("grhino-crash");
+    let dir = scratch.path();
+    let mark = dir.join("crashed-once");
+    let body = format!(
+        "if mkdir '{mark}' 2>/dev/null; then\n\
+         n=0; while read -r line && [ $n -lt 30 ]; do n=$((n+1)); printf '%s\\n' \"$line\"; done | '{grhino}' -l 1\n\
+         echo 'lost its input' >&2; exit 3\n\
+         fi\n\
+         exec '{grhino}' -l 1",
+        mark = mark.display(),
+        grhino = program.display()
+    );
+    let engine = format!("engine:cmd=\"{}\",protocol=gtp", script(dir, "crashes-once.sh", &body));
+    let out = dir.join("arena");
+    arena(&out, "1", &[&engine, "greedy"]);
+    let played = rows(&out);
+    assert_eq!(played.len(), 2);
+    assert!(played.iter().all(|r| r[8] == "normal"), "{played:?}");
+    let log = std::fs::read_to_string(out.join("engines.log")).unwrap();
+    assert!(log.contains("lost its input"), "{log}");
+    assert!(log.contains("exit status: 3") && log.contains("started again and told the game so far"), "{log}");
+}
+
+/// An engine given a total for the game (`total=`) loses on time once its moves together pass it, though each
+/// move is well within the move's limit.
+#[test]
+fn an_engine_over_its_time_for_the_game_forfeits() {
+    let scratch = temp_run("engine-clock");
+    let exe = env!("CARGO_BIN_EXE_othello-zero");
+    // A rollout search of millions of simulations takes about a second a move.
+    let slow = format!("engine:cmd=\"{exe} gtp --agent mcts:sims=2000000\",protocol=gtp,time=60,total=2");
+    arena(scratch.path(), "1", &[&slow, "greedy"]);
+    for r in rows(scratch.path()) {
+        assert_eq!(r[8], "forfeit", "{r:?}");
+        assert!(r[9].contains("over its time"), "{r:?}");
+    }
+}
+
+/// A program that is not there stops the arena before any game, naming it.
+#[test]
+fn a_missing_program_is_refused_before_any_game() {
+    let scratch = temp_run("engine-missing");
+    let out = bin()
+        .args(["arena", "--out", scratch.path().to_str().unwrap(), "--agents", "greedy"])
+        .arg("engine:cmd=\"no-such-engine -l 3\",protocol=gtp")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("'no-such-engine' is not on the PATH"), "{stderr}");
+    assert!(!scratch.path().join("results.csv").exists());
+}
