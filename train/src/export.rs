@@ -62,8 +62,9 @@ pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
         .metadata("card", "model-card.json");
     net.save_into(&mut store).map_err(|e| fail(&safetensors, format!("{e:?}")))?;
     // Rewritten rather than renamed: the store creates its file private (0600), an export is for sharing.
-    let bytes = std::fs::read(&tmp).map_err(|e| fail(&safetensors, e.to_string()))?;
+    let mut bytes = std::fs::read(&tmp).map_err(|e| fail(&safetensors, e.to_string()))?;
     let _ = std::fs::remove_file(&tmp);
+    sort_header(&mut bytes).map_err(|e| fail(&safetensors, e))?;
     write_atomic(&safetensors, &bytes).map_err(|e| fail(&safetensors, e.to_string()))?;
     let weights = read_safetensors(&bytes).map_err(|e| fail(&safetensors, e))?;
 
@@ -79,6 +80,22 @@ pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
     let examples = out.join("examples.npz");
     write_examples(&net, &device, &rules, &examples).map_err(|e| fail(&examples, e))?;
     Ok(Exported { safetensors, onnx, card: card_path, examples })
+}
+
+/// The safetensors header's keys in order (the store writes its metadata in a hash map's order), so that the same
+/// checkpoint exports to the same bytes. The header keeps its length: the same keys and values, padded as before.
+fn sort_header(bytes: &mut [u8]) -> Result<(), String> {
+    let length = bytes.get(..8).map(|b| u64::from_le_bytes(b.try_into().unwrap()) as usize);
+    let header = length.and_then(|n| bytes.get_mut(8..8 + n)).ok_or("no safetensors header")?;
+    let parsed: serde_json::Value = serde_json::from_slice(header).map_err(|e| e.to_string())?;
+    // serde_json's maps are ordered by key.
+    let sorted = serde_json::to_vec(&parsed).map_err(|e| e.to_string())?;
+    if sorted.len() > header.len() {
+        return Err("the sorted safetensors header is longer than the store's".into());
+    }
+    header.fill(b' ');
+    header[..sorted.len()].copy_from_slice(&sorted);
+    Ok(())
 }
 
 /// The tensors of a safetensors file (f32 only, as this network has).
