@@ -121,3 +121,20 @@ fn a_missing_program_is_refused_before_any_game() {
     assert!(stderr.contains("'no-such-engine' is not on the PATH"), "{stderr}");
     assert!(!scratch.path().join("results.csv").exists());
 }
+
+/// An NBoard engine that says more than its moves, as Edax does (status and node-count lines around each move):
+/// only the `===` line counts, and every game ends normally.
+#[test]
+fn an_nboard_engines_status_and_node_counts_are_passed_over() {
+    let scratch = temp_run("nboard-chatter");
+    let exe = env!("CARGO_BIN_EXE_othello-zero");
+    let chatter = "while IFS= read -r line; do case \"$line\" in ===*) echo 'status thinking'; \
+                   echo 'nodestats 12345 0.01';; esac; printf '%s\\n' \"$line\"; done";
+    let body = format!("'{exe}' nboard --agent positional:depth=1 | {chatter}");
+    let engine = format!("engine:cmd=\"{}\",protocol=nboard", script(scratch.path(), "chatty.sh", &body));
+    let out = scratch.path().join("arena");
+    arena(&out, "2", &[&engine, "greedy"]);
+    let played = rows(&out);
+    assert_eq!(played.len(), 2);
+    assert!(played.iter().all(|r| r[8] == "normal"), "{played:?}");
+}

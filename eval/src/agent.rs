@@ -72,7 +72,7 @@ impl AgentSpec {
     /// Makes the agent, seeded with `seed`; a model that does not load or an engine command that does not split
     /// is an error.
     pub fn agent(&self, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
-        use crate::engine::{grhino, EngineAgent, Protocol, DEFAULT_MOVE_TIME, DEFAULT_NBOARD_DEPTH};
+        use crate::engine::{grhino, EngineAgent, Protocol, DEFAULT_NBOARD_DEPTH};
         use crate::pattern_engine::{Budget, PatternEngine};
         let name = self.base().to_string();
         let device = |d: &Option<othello_net::DeviceChoice>| d.unwrap_or_default();
@@ -101,7 +101,7 @@ impl AgentSpec {
                 Box::new(crate::network_agent::NetworkMctsAgent::new(name, model, search.clone(), device(d), seed)?)
             }
             AgentKind::Engine { cmd, protocol, depth, time } => {
-                let engine = EngineAgent::new(name, cmd, *protocol, time.limits(DEFAULT_MOVE_TIME))
+                let engine = EngineAgent::new(name, cmd, *protocol, time.limits(EngineAgent::default_move_time(cmd)))
                     .map_err(|message| AgentError::Spec { spec: self.to_string(), message })?;
                 Box::new(engine.with_nboard_depth(depth.unwrap_or(DEFAULT_NBOARD_DEPTH)))
             }

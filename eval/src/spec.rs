@@ -61,8 +61,9 @@ pub enum AgentKind {
     Grhino { level: u32, cmd: Option<String>, time: EngineTime },
 }
 
-/// An external engine's time in seconds, each left out for its default: `time` a move (an `engine:` 10, a
-/// `grhino:` level's own), `startup` more for its first move (20), `total` for all its moves of a game (none).
+/// An external engine's time in seconds, each left out for its default: `time` a move (GRhino's level's own pace,
+/// whether named `grhino:` or run by `engine:`; other engines 10), `startup` more for its first move (20), `total`
+/// for all its moves of a game (none).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EngineTime {
     pub time: Option<f64>,

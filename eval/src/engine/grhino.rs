@@ -33,3 +33,40 @@ pub fn move_time(level: u32) -> Duration {
         _ => 600,
     })
 }
+
+/// The level a command line runs GRhino at (`-l N`, `-lN`, `--level=N`, `--level N`; 3 where none is given), or
+/// None when the command is not GRhino's: so that `engine:cmd="gtp-rhino -l 5",...` gets the level's pace too.
+pub fn level_of(command: &[String]) -> Option<u32> {
+    let program = std::path::Path::new(command.first()?).file_name()?;
+    if program != PROGRAM {
+        return None;
+    }
+    let mut level = DEFAULT_LEVEL;
+    let mut words = command[1..].iter();
+    while let Some(word) = words.next() {
+        let value = match word.as_str() {
+            "-l" | "--level" => words.next().map(String::as_str),
+            other => other.strip_prefix("--level=").or_else(|| other.strip_prefix("-l")),
+        };
+        if let Some(n) = value.and_then(|v| v.parse().ok()).filter(|n| LEVELS.contains(n)) {
+            level = n;
+        }
+    }
+    Some(level)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_command_line_names_its_level() {
+        let level = |cmd: &str| level_of(&cmd.split(' ').map(String::from).collect::<Vec<_>>());
+        assert_eq!(level("gtp-rhino -l 5"), Some(5));
+        assert_eq!(level("/usr/games/gtp-rhino --level=4 --log"), Some(4));
+        assert_eq!(level("gtp-rhino -l1"), Some(1));
+        assert_eq!(level("gtp-rhino"), Some(DEFAULT_LEVEL));
+        assert_eq!(level("edax -l 5"), None);
+        assert!(move_time(5) > move_time(3));
+    }
+}

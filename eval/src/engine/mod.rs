@@ -112,6 +112,13 @@ impl EngineAgent {
         })
     }
 
+    /// The time a move of `cmd` gets when its spec gives none: a known engine's own pace (GRhino's level), else
+    /// [`DEFAULT_MOVE_TIME`].
+    pub fn default_move_time(cmd: &str) -> Duration {
+        let level = split_command(cmd).ok().and_then(|words| grhino::level_of(&words));
+        level.map_or(DEFAULT_MOVE_TIME, grhino::move_time)
+    }
+
     /// An NBoard engine's search depth (`set depth N`).
     pub fn with_nboard_depth(mut self, depth: u32) -> EngineAgent {
         self.nboard_depth = depth;
