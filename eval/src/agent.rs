@@ -14,8 +14,9 @@ pub enum AgentError {
     GameOver,
     #[error("{agent}: {message}")]
     Failed { agent: String, message: String },
-    #[error("agent '{spec}': {source}")]
-    BadSpec { spec: String, source: SpecError },
+    /// The spec's own error in the message, not as a source: the message is whole wherever it is shown.
+    #[error("agent '{spec}': {problem}")]
+    BadSpec { spec: String, problem: SpecError },
     #[error("agent '{spec}': {message}")]
     Spec { spec: String, message: String },
     #[error("{agent} plays only {own}, not {asked}")]
@@ -64,7 +65,7 @@ impl Agent for Box<dyn Agent> {
 
 /// An agent from its spec (see [`AgentSpec`]): a bad spec is an error naming the part at fault and what is known.
 pub fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
-    let parsed: AgentSpec = spec.parse().map_err(|source| AgentError::BadSpec { spec: spec.to_string(), source })?;
+    let parsed: AgentSpec = spec.parse().map_err(|problem| AgentError::BadSpec { spec: spec.to_string(), problem })?;
     parsed.agent(seed)
 }
 

@@ -63,8 +63,11 @@ impl MatchArgs {
 ///   mcts:sims=N (pure MCTS, random rollouts); policy:model=M[,temperature=T] (a network's raw policy);
 ///   net:model=M,sims=N[,gumbel[=K]][,score=W][,qscale=C][,qrescale][,interior=puct|gumbel][,cpuct=C][,fpu=F]
 ///   [,device=D] (the network with its search; M a checkpoint or a run directory);
-///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,time=S][,startup=S] (an external engine, S seconds a move,
-///   default 10, and startup seconds more for its first, default 20; misbehaviour forfeits);
+///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,depth=N][,time=S][,startup=S][,total=S] (an external
+///   engine: S seconds a move, default 10 (GRhino its level's pace), startup seconds more for its first, default
+///   20, total seconds a game; an NBoard engine searches depth plies, default 60; a crash restarts it, its
+///   standard error goes to OUT/engines.log, misbehaviour forfeits);
+///   grhino:level=N[,cmd=PROGRAM][,time=S][,startup=S][,total=S] (Debian's GRhino, levels 1-5, 8x8 only);
 ///   +endgameK after any of them: perfect play from K empties.
 #[derive(clap::Args)]
 #[command(verbatim_doc_comment)]

@@ -3,8 +3,8 @@
 //! failing agent forfeits), and the arena directory that stores every game as it ends, so that a stopped arena
 //! resumes with only the missing games and more agents can join later.
 //!
-//! The directory: `results.csv` (one row per game, appended and synced as each game ends) and `games/<key>.ggf`
-//! (each game's record, written atomically). A game is known by its key, `<first spec> vs <second spec> #<pair>
+//! The directory: `results.csv` (one row per game, appended and synced as each game ends), `games/<key>.ggf`
+//! (each game's record, written atomically) and `engines.log` (external engines' standard error). A game is known by its key, `<first spec> vs <second spec> #<pair>
 //! <colours>`, so adding agents leaves the other games' keys as they were.
 
 mod dir;
@@ -51,8 +51,8 @@ pub enum ArenaError {
     TooFewAgents,
     #[error("the opening does not replay: {0}")]
     Opening(String),
-    #[error("{}: {source}", path.display())]
-    Io { path: PathBuf, source: std::io::Error },
+    #[error("{}: {problem}", path.display())]
+    Io { path: PathBuf, problem: std::io::Error },
     #[error("{0}: no games stored yet")]
     NoGames(String),
     #[error("rating the games of {0}: {1}")]
@@ -65,7 +65,7 @@ pub enum ArenaError {
 
 impl ArenaError {
     pub(crate) fn io(path: &Path, source: std::io::Error) -> ArenaError {
-        ArenaError::Io { path: path.to_path_buf(), source }
+        ArenaError::Io { path: path.to_path_buf(), problem: source }
     }
 }
 
