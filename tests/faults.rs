@@ -238,6 +238,16 @@ fn a_user_error_is_one_line_with_or_without_rust_backtrace() {
     }
 }
 
+/// A mistyped agent is one line that says what is wrong once, and names the players there are.
+#[test]
+fn a_mistyped_agent_is_one_line_saying_it_once() {
+    let o = bin().args(["arena", "--out", "unused", "--agents", "grhinoo:level=3", "random"]).output().unwrap();
+    let err = text(&o.stderr);
+    assert!(!o.status.success() && err.lines().count() == 1, "{err}");
+    assert_eq!(err.matches("unknown agent 'grhinoo'").count(), 1, "{err}");
+    assert!(err.contains("grhino:level=N"), "{err}");
+}
+
 /// `--minutes 0` is no limit to `train` as to `run`, and both say so.
 #[test]
 fn zero_minutes_means_no_limit_everywhere() {
