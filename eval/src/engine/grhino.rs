@@ -25,7 +25,7 @@ pub fn command(program: &str, level: u32) -> String {
 }
 
 /// A move's time at `level` when the spec gives none: the level's own pace with room to spare on a loaded machine
-/// (levels 1 to 3 answer within a tenth of a second, 4 within two, 5 within tens of seconds: docs/BENCHMARKS.md).
+/// (levels 1 to 3 answer within a tenth of a second, 4 within two, 5 within about a minute: docs/BENCHMARKS.md).
 pub fn move_time(level: u32) -> Duration {
     Duration::from_secs(match level {
         ..=3 => 10,
