@@ -4,6 +4,7 @@ mod commands;
 mod flags;
 mod input;
 mod run_config;
+mod shipped;
 
 use std::ffi::OsString;
 

@@ -10,9 +10,9 @@ use othello_eval::Agent;
 /// Text Protocol with Edax's Othello commands.
 #[derive(clap::Args)]
 pub struct ServeArgs {
-    /// An agent spec (see `arena --help`).
+    /// An agent spec (see `arena --help`); by default the shipped 8x8 network with its search.
     #[arg(long)]
-    agent: String,
+    agent: Option<String>,
     /// Seeds the agent.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -29,9 +29,10 @@ enum PersonColor {
 /// `undo` to take your last move back, `quit` to stop; the game's transcript at the end.
 #[derive(clap::Args)]
 pub struct PlayArgs {
-    /// Your opponent, an agent spec (see `arena --help`), such as net:model=runs/quickstart,sims=400.
+    /// Your opponent, an agent spec (see `arena --help`), such as net:model=runs/quickstart,sims=400; by default
+    /// the shipped network for the rules, with its search.
     #[arg(long)]
-    agent: String,
+    agent: Option<String>,
     /// The colour you play.
     #[arg(long, value_enum, default_value = "black")]
     color: PersonColor,
@@ -45,12 +46,17 @@ pub struct PlayArgs {
     seed: u64,
 }
 
+/// The agent given, else the shipped network for `rules`.
+fn agent_or_shipped(agent: Option<String>, rules: &othello_core::Rules) -> Result<String> {
+    agent.map_or_else(|| crate::shipped::default_player(rules), Ok)
+}
+
 pub fn nboard_command(args: ServeArgs) -> Result<()> {
-    nboard(&args.agent, args.seed)
+    nboard(&agent_or_shipped(args.agent, &othello_core::Rules::othello())?, args.seed)
 }
 
 pub fn gtp_command(args: ServeArgs) -> Result<()> {
-    gtp(&args.agent, args.seed)
+    gtp(&agent_or_shipped(args.agent, &othello_core::Rules::othello())?, args.seed)
 }
 
 pub fn play_command(args: PlayArgs) -> Result<()> {
@@ -58,7 +64,7 @@ pub fn play_command(args: PlayArgs) -> Result<()> {
         PersonColor::Black => othello_core::Color::Black,
         PersonColor::White => othello_core::Color::White,
     };
-    play(&args.agent, color, &args.from, args.rules, args.seed)
+    play(&agent_or_shipped(args.agent, &args.rules)?, color, &args.from, args.rules, args.seed)
 }
 
 pub fn nboard(agent: &str, seed: u64) -> Result<()> {

@@ -1,0 +1,76 @@
+//! The trained networks that ship with the program (`networks/` in the repository, built into the binary): the
+//! player `play`, `gtp` and `nboard` use when no `--agent` is given, so that a newcomer, or a GUI speaking GTP or
+//! NBoard, meets a real opponent at once.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context, Result};
+use othello_core::Rules;
+
+/// A shipped network: its directory under `networks/`, the rules it plays, its checkpoint's two files, and the
+/// search it plays with (within a second a move on one core; its model card measures that player).
+struct Shipped {
+    name: &'static str,
+    rules: &'static str,
+    search: &'static str,
+    sidecar: &'static [u8],
+    weights: &'static [u8],
+}
+
+/// Strongest first for each rules.
+const SHIPPED: [Shipped; 2] = [
+    Shipped {
+        name: "othello-8x8",
+        rules: "othello",
+        search: "sims=16384,gumbel=16",
+        sidecar: include_bytes!("../networks/othello-8x8/model.json"),
+        weights: include_bytes!("../networks/othello-8x8/model.bpk"),
+    },
+    Shipped {
+        name: "othello-6x6",
+        rules: "othello,6x6",
+        search: "sims=16384,gumbel=8,score=4",
+        sidecar: include_bytes!("../networks/othello-6x6/model.json"),
+        weights: include_bytes!("../networks/othello-6x6/model.bpk"),
+    },
+];
+
+/// The spec of the strongest shipped network for `rules`, with its search.
+pub fn default_player(rules: &Rules) -> Result<String> {
+    let parse = |text: &str| text.parse::<Rules>().expect("a shipped network's rules parse");
+    let Some(network) = SHIPPED.iter().find(|n| parse(n.rules) == *rules) else {
+        let shipped: Vec<&str> = SHIPPED.iter().map(|n| n.rules).collect();
+        bail!("no network ships for {rules} (networks ship for {}): give --agent", shipped.join("; "));
+    };
+    let model = model_file(network)?;
+    Ok(format!("net:model=\"{}\",{}", model.display(), network.search))
+}
+
+/// The network's checkpoint: the repository's own file where the program runs from its checkout, else the built-in
+/// copy written once to the cache directory (under a name that changes with its contents).
+fn model_file(network: &Shipped) -> Result<PathBuf> {
+    let in_repository = Path::new(env!("CARGO_MANIFEST_DIR")).join("networks").join(network.name).join("model.json");
+    if std::fs::read(&in_repository).is_ok_and(|text| text == network.sidecar) {
+        return Ok(in_repository);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
+        .unwrap_or_else(std::env::temp_dir);
+    // FNV-1a over both files.
+    let hash = [network.sidecar, network.weights]
+        .concat()
+        .iter()
+        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01b3));
+    let dir = cache.join("othello-zero").join(format!("{}-{hash:016x}", network.name));
+    let model = dir.join("model.json");
+    if !model.exists() {
+        std::fs::create_dir_all(&dir).with_context(|| format!("making {}", dir.display()))?;
+        // The weights first: a sidecar is only there once its weights are whole.
+        for (file, bytes) in [("model.bpk", network.weights), ("model.json", network.sidecar)] {
+            let path = dir.join(file);
+            othello_run::write_atomic(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+    Ok(model)
+}
