@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 use othello_core::Rules;
 
 use crate::arena::{default_anchor, play, ArenaDir, ArenaError, Pairing, RatingsTable, ResultRow};
-use crate::engine::stderr_log_in;
 use crate::events::Event;
 use crate::openings::OpeningSource;
 use crate::ratings::{fit, Ratings};
@@ -48,7 +47,7 @@ pub fn play_scheduled(
     let done: HashSet<String> = lock(&rows).iter().map(|r| r.key.clone()).collect();
     let todo: Vec<_> = all.iter().filter(|p| !done.contains(&p.key)).cloned().collect();
     let results = dir.results();
-    let engine_log = stderr_log_in(out);
+    let engine_log = dir.engine_log();
     on_event(Event::Scheduled { total: all.len(), to_play: todo.len(), threads: setup.threads, results: &results });
     let (next, finished, failure) = (AtomicUsize::new(0), AtomicUsize::new(0), Mutex::new(None));
     let started = Instant::now();
@@ -230,7 +229,7 @@ pub fn sprt(o: SprtOptions, on_event: &mut dyn FnMut(Event)) -> Result<Decision,
                 Some(&s) => s,
                 None => {
                     let opening = o.openings.for_pair(&o.rules, o.seed, pair);
-                    let played = play(&o.rules, &p, &opening, o.seed, Some(&stderr_log_in(o.out)))?;
+                    let played = play(&o.rules, &p, &opening, o.seed, Some(&dir.engine_log()))?;
                     dir.store(&played)?;
                     if candidate_black {
                         played.black_score

@@ -147,9 +147,10 @@ pub fn plot_curves(runs: &[RunCurve], fixed: &[(String, f64)], measure: &str, sv
             chart.configure_mesh().x_desc(x_desc).y_desc(measure).draw().map_err(|e| err(&e))?;
             for (name, value) in fixed {
                 // An external engine's rung stands out: the scale a reader knows from elsewhere.
-                let external = name.parse::<crate::spec::AgentSpec>().is_ok_and(|s| s.is_external());
-                let grey = if external { RGBColor(170, 60, 30) } else { RGBColor(150, 150, 150) };
-                let name = if external { format!("{name} (external)") } else { name.clone() };
+                let (grey, name) = match crate::spec::AgentSpec::external_label(name) {
+                    Some(label) => (RGBColor(170, 60, 30), label),
+                    None => (RGBColor(150, 150, 150), name.clone()),
+                };
                 chart
                     .draw_series(LineSeries::new([(0.0, *value), (x_max * 1.02, *value)], grey.stroke_width(1)))
                     .map_err(|e| err(&e))?;

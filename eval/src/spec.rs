@@ -153,6 +153,12 @@ impl AgentSpec {
         matches!(self.kind, AgentKind::Engine { .. } | AgentKind::Grhino { .. })
     }
 
+    /// `player` marked as an external engine where its spec is one, as the ratings table and picture show it.
+    pub fn external_label(player: &str) -> Option<String> {
+        let spec = player.parse::<AgentSpec>().ok()?;
+        spec.is_external().then(|| format!("{player} (external)"))
+    }
+
     /// Why the player cannot be made on this machine: a `grhino:` player without `cmd` when GRhino is not
     /// installed.
     pub fn missing_program(&self) -> Option<String> {

@@ -210,16 +210,10 @@ fn leaders(standings: &Ratings) -> String {
     shown.join("  ")
 }
 
-/// The player as the ratings table names it: an external engine marked, the public scale a reader can place.
-fn table_name(player: &str) -> String {
-    match player.parse::<AgentSpec>() {
-        Ok(spec) if spec.is_external() => format!("{player} (external)"),
-        _ => player.to_string(),
-    }
-}
-
 fn print_table(fit: &Ratings) {
-    let names: Vec<String> = fit.ratings.iter().map(|r| table_name(&r.player)).collect();
+    // An external engine marked: the public scale a reader can place.
+    let names: Vec<String> =
+        fit.ratings.iter().map(|r| AgentSpec::external_label(&r.player).unwrap_or_else(|| r.player.clone())).collect();
     let width = names.iter().map(String::len).max().unwrap_or(6).max(6);
     println!(
         "{:>4}  {:<width$}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}",

@@ -178,6 +178,11 @@ impl ArenaDir {
         self.dir.join("results.csv")
     }
 
+    /// External engines' standard error, each line after the engine and its game.
+    pub fn engine_log(&self) -> PathBuf {
+        self.dir.join("engines.log")
+    }
+
     pub fn games(&self) -> PathBuf {
         self.dir.join("games")
     }

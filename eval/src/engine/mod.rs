@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 
 use othello_core::{Game, Move, Rules};
 
-pub use process::{stderr_log_in, StderrLog};
+pub use process::StderrLog;
 use process::{Fault, Process};
 
 use crate::agent::{Agent, AgentError};

@@ -95,44 +95,30 @@ impl Process {
         };
         let (send, lines) = mpsc::sync_channel(LINES_BUFFERED);
         std::thread::spawn(move || {
-            let mut output = BufReader::new(output);
-            loop {
-                let mut line = Vec::new();
-                match (&mut output).take(MAX_LINE_BYTES as u64 + 1).read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) if line.len() > MAX_LINE_BYTES => {
-                        let _ = send.send(Err(format!("printed a line longer than {MAX_LINE_BYTES} bytes")));
-                        break;
-                    }
-                    Ok(_) => {
-                        if send.send(Ok(text_of(&line))).is_err() {
-                            break;
-                        }
-                    }
+            for_each_line(output, MAX_LINE_BYTES + 1, |line| {
+                if line.len() > MAX_LINE_BYTES {
+                    let _ = send.send(Err(format!("printed a line longer than {MAX_LINE_BYTES} bytes")));
+                    return false;
                 }
-            }
+                send.send(Ok(text_of(&line))).is_ok()
+            })
         });
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let (tail, log) = (stderr_tail.clone(), log.cloned());
         std::thread::spawn(move || {
-            let mut errors = BufReader::new(errors);
-            loop {
-                let mut line = Vec::new();
-                match (&mut errors).take(MAX_LINE_BYTES as u64).read_until(b'\n', &mut line) {
-                    Ok(0) | Err(_) => break,
-                    Ok(_) => {
-                        let text = text_of(&line);
-                        if let Some(log) = &log {
-                            log.append(&text);
-                        }
-                        let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
-                        if tail.len() == STDERR_KEPT {
-                            tail.pop_front();
-                        }
-                        tail.push_back(text);
-                    }
+            // A longer line comes in pieces: standard error is kept, not parsed.
+            for_each_line(errors, MAX_LINE_BYTES, |line| {
+                let text = text_of(&line);
+                if let Some(log) = &log {
+                    log.append(&text);
                 }
-            }
+                let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
+                if tail.len() == STDERR_KEPT {
+                    tail.pop_front();
+                }
+                tail.push_back(text);
+                true
+            })
         });
         Ok(Process { child, input, lines, stderr_tail, lines_this_move: 0 })
     }
@@ -188,11 +174,19 @@ impl Process {
     }
 }
 
-fn text_of(line: &[u8]) -> String {
-    String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string()
+/// Hands `each` the lines of `source`, each at most `limit` bytes, until the source ends or `each` returns false.
+fn for_each_line(source: impl Read, limit: usize, mut each: impl FnMut(Vec<u8>) -> bool) {
+    let mut source = BufReader::new(source);
+    loop {
+        let mut line = Vec::new();
+        match (&mut source).take(limit as u64).read_until(b'\n', &mut line) {
+            Ok(0) | Err(_) => break,
+            Ok(_) if !each(line) => break,
+            Ok(_) => {}
+        }
+    }
 }
 
-/// The log an arena directory keeps its engines' standard error in.
-pub fn stderr_log_in(dir: &Path) -> PathBuf {
-    dir.join("engines.log")
+fn text_of(line: &[u8]) -> String {
+    String::from_utf8_lossy(line).trim_end_matches(['\n', '\r']).to_string()
 }
