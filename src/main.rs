@@ -11,8 +11,8 @@ use std::ffi::OsString;
 use anyhow::Result;
 use clap::{CommandFactory, Parser, Subcommand};
 use commands::{
-    arena, average_models, bench, engine_modes, evaluate, export_model, fit_eval, import_wthor, label_endgames,
-    openings, oracle, perft_replay_show, run, selfplay, solve, train,
+    agreement, arena, average_models, bench, engine_modes, evaluate, export_model, fit_eval, import_wthor,
+    label_endgames, openings, optimal_moves, perft_replay_show, run, selfplay, solve, train,
 };
 
 /// The trainer's and the network's tensors are freed and allocated again every step; glibc's malloc returns such
@@ -34,9 +34,8 @@ enum Command {
     Replay(perft_replay_show::ReplayArgs),
     Show(perft_replay_show::ShowArgs),
     Solve(solve::SolveArgs),
-    Oracle(oracle::OracleArgs),
-    OptimalMoves(oracle::OptimalMovesArgs),
-    Agreement(oracle::AgreementArgs),
+    OptimalMoves(optimal_moves::OptimalMovesArgs),
+    Agreement(agreement::AgreementArgs),
     /// Serve an agent as an NBoard engine (protocol 2) on standard input and output.
     Nboard(engine_modes::ServeArgs),
     /// Serve an agent as a GTP engine (Edax's Othello commands) on standard input and output.
@@ -129,9 +128,8 @@ fn run_command() -> Result<()> {
         Command::Replay(args) => perft_replay_show::replay_command(args),
         Command::Show(args) => perft_replay_show::show_command(args),
         Command::Solve(args) => solve::solve(args),
-        Command::Oracle(args) => oracle::oracle(args),
-        Command::OptimalMoves(args) => oracle::optimal_moves_command(args),
-        Command::Agreement(args) => oracle::agreement(args),
+        Command::OptimalMoves(args) => optimal_moves::optimal_moves_command(args),
+        Command::Agreement(args) => agreement::agreement(args),
         Command::Nboard(args) => engine_modes::nboard_command(args),
         Command::Gtp(args) => engine_modes::gtp_command(args),
         Command::Play(args) => engine_modes::play_command(args),

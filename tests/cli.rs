@@ -312,3 +312,20 @@ fn solve_reads_obf_files_and_checks_their_answers() {
         "{out}"
     );
 }
+
+/// `optimal-moves --agent` on WTHOR positions: an agent that solves 10 empties plays every solver's move and loses
+/// nothing; a random one does not.
+#[test]
+fn optimal_moves_of_an_agent_on_wthor_positions() {
+    let path = shared("data/wthor/WTH_2004.wtb");
+    let rate = |agent: &str| {
+        let args = ["optimal-moves", "--agent", agent, "--empties", "10", "--positions", "40", "--wthor"];
+        let o = run(&[&args[..], &[path.to_str().unwrap()]].concat(), "");
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let out = stdout(&o);
+        assert!(out.starts_with(&format!("{agent}: 40 positions with 10 empties")), "{out}");
+        out.split("optimal ").nth(1).unwrap().split('%').next().unwrap().parse::<f64>().unwrap()
+    };
+    assert_eq!(rate("random+endgame10"), 100.0);
+    assert!(rate("random") < 80.0);
+}

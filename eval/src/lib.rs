@@ -1,8 +1,8 @@
 //! Agents (players), and ways to measure them: baseline agents (random, greedy, a positional alpha-beta, pure
 //! MCTS with random rollouts), the pattern engine, trained networks (raw policy, or with MCTS), external engines
-//! (NBoard, GTP) and our agents served as such engines, the perfect-endgame wrapper; the arena, the exact-solver
-//! oracle over positions from real games, Bradley-Terry Elo ratings with intervals, and the sequential
-//! probability ratio test.
+//! (NBoard, GTP) and our agents served as such engines, the perfect-endgame wrapper; the arena, optimal moves
+//! (players' moves against the exact solver, in their games or on positions from real games), Bradley-Terry Elo
+//! ratings with intervals, and the sequential probability ratio test.
 
 pub mod agent;
 pub mod arena;

@@ -54,8 +54,10 @@ impl MatchArgs {
     }
 }
 
-/// Play matches between agents and store every game in OUT (results.csv, games/*.ggf); resumes, playing only the
-/// games still missing, and agents can join later. Ends with the ratings.
+/// Play matches between agents and store every game in OUT; ends with the ratings
+///
+/// Games go to OUT/results.csv and OUT/games/*.ggf. A rerun resumes, playing only the games still missing, and agents
+/// can join later.
 ///
 /// Agents are specs, NAME[:KEY=VALUE,...][+endgameK] (a value with commas or spaces in double quotes):
 ///   random; greedy (most flips); positional:depth=N (alpha-beta on square weights and mobility);
@@ -109,8 +111,10 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     report.finish()
 }
 
-/// The Elo ratings of an arena directory or a run's RUN/eval (Bradley-Terry, 95% intervals widened for paired
-/// games): a table, DIR/ratings.csv, DIR/ratings.json, and DIR/ratings.svg when checkpoints were rated. Given several
+/// The Elo ratings of arena directories or runs: a table, files and a picture.
+///
+/// Bradley-Terry, 95% intervals widened for paired
+/// games: a table, DIR/ratings.csv, DIR/ratings.json, and DIR/ratings.svg when checkpoints were rated. Given several
 /// runs, rates them together on their common fixed ladder and draws every run's Elo on one picture (against step,
 /// wall time and self-play positions): the comparison of two training setups.
 #[derive(clap::Args)]
@@ -149,7 +153,9 @@ pub fn ratings(a: RatingsArgs) -> Result<()> {
     report.finish()
 }
 
-/// Sequential probability ratio test: game pairs of CANDIDATE against BASELINE until the log-likelihood ratio of
+/// Sequential probability ratio test: is CANDIDATE stronger than BASELINE?
+///
+/// Plays game pairs of CANDIDATE against BASELINE until the log-likelihood ratio of
 /// "ELO1 stronger" against "ELO0 stronger" crosses a bound; games stored in OUT (a rerun continues), the decision in
 /// OUT/sprt.json.
 #[derive(clap::Args)]

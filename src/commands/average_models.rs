@@ -6,8 +6,9 @@ use anyhow::{ensure, Context, Result};
 use othello_net::checkpoint::model_stem;
 use othello_net::{average_checkpoints, list_models, models_dir, read_info, resolve_model, save_model, DeviceChoice};
 
-/// Average checkpoints' weights (batch-norm statistics included) into one checkpoint in OUT: a stochastic weight
-/// average. A run's late checkpoints wander around a minimum with the noise of each step, and their mean sits
+/// Average checkpoints' weights into one checkpoint in OUT (a stochastic weight average).
+///
+/// Batch-norm statistics included. A run's late checkpoints wander around a minimum with the noise of each step, and their mean sits
 /// nearer it (docs/experiments/). Its sidecar is the newest's, naming the checkpoints averaged; play or export it as
 /// any checkpoint (`net:model=OUT`).
 #[derive(clap::Args)]

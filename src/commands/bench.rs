@@ -10,7 +10,9 @@ use othello_core::{Convention, KernelKind, Rules};
 use othello_net::{DeviceChoice, NetConfig};
 use othello_run::RunDir;
 
-/// Benchmarks, each printing its figure as docs/BENCHMARKS.md records it: `random` (random games per second),
+/// Benchmarks: `random`, `net`, `train`, `pattern`, `perft`.
+///
+/// Each prints its figure as docs/BENCHMARKS.md records it: `random` (random games per second),
 /// `net` (network inference), `train` (training steps), `pattern` (the pattern engine's search), `perft` (perft
 /// leaves per second).
 #[derive(clap::Args)]

@@ -25,7 +25,9 @@ enum PersonColor {
     White,
 }
 
-/// Play against an agent in the terminal: the board after every move, your moves typed as squares (such as d3),
+/// Play against an agent in the terminal.
+///
+/// Shows the board after every move, your moves typed as squares (such as d3),
 /// `undo` to take your last move back, `quit` to stop; the game's transcript at the end.
 #[derive(clap::Args)]
 pub struct PlayArgs {

@@ -13,7 +13,9 @@ use super::report::Report;
 use crate::flags::{positive, thread_count};
 use crate::run_config::RunConfig;
 
-/// Rate a training run's checkpoints in one command: each (network + its search) in a gauntlet against the
+/// Rate a training run's checkpoints: the evaluation stage of `run`, alone.
+///
+/// Each checkpoint (network + its search) in a gauntlet against the
 /// checkpoint before it and the fixed ladder, from the rung nearest that checkpoint's Elo up and down until it wins or
 /// loses every game of a pairing; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg (Elo
 /// against training step, wall time and self-play positions) and the newest Elo in TensorBoard (RUN/logs/eval);

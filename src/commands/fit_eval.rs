@@ -10,7 +10,9 @@ use othello_core::pattern::{PatternWeights, PHASE_WIDTH};
 
 use crate::input::read_wthor;
 
-/// Fit the pattern evaluation (the solver's move ordering) on WTHOR games; every 20th game is held out and the
+/// Fit the pattern evaluation (the solver's move ordering) on WTHOR games.
+///
+/// Every 20th game is held out and the
 /// error on it printed per phase.
 #[derive(clap::Args)]
 pub struct FitEvalArgs {

@@ -10,8 +10,9 @@ use othello_core::pattern::label::{label_game, Label, LabelFile, LabelRun};
 use othello_core::solve::Solver;
 use othello_core::wthor::WthorGame;
 
-/// Solve the positions of WTHOR games with few empties exactly (and one other child of each), as labels for
-/// `fit-eval --labels`. Saves as it goes; run again with the same settings to resume.
+/// Solve the positions of WTHOR games with few empties exactly, as labels for `fit-eval --labels`.
+///
+/// One other child of each is solved too. Saves as it goes; run again with the same settings to resume.
 #[derive(clap::Args)]
 pub struct LabelEndgamesArgs {
     /// WTHOR game files.

@@ -1,6 +1,7 @@
 //! One module per command (or per group of small ones): each reads its inputs, calls the library crates, and
 //! reports.
 
+pub mod agreement;
 pub mod arena;
 pub mod average_models;
 pub mod bench;
@@ -11,7 +12,7 @@ pub mod fit_eval;
 pub mod import_wthor;
 pub mod label_endgames;
 pub mod openings;
-pub mod oracle;
+pub mod optimal_moves;
 pub mod perft_replay_show;
 pub mod report;
 pub mod run;

@@ -9,7 +9,9 @@ use othello_core::Rules;
 use othello_eval::openings::{balanced, searchable, to_text, Valuation};
 use othello_run::atomic::write_atomic;
 
-/// Write a balanced openings file: every distinct position (up to symmetry) PLIES moves from the start whose value
+/// Write a balanced openings file.
+///
+/// It holds every distinct position (up to symmetry) PLIES moves from the start whose value
 /// is within MAX_VALUE discs of even (valued by the pattern engine on 8x8 Othello, else exactly).
 #[derive(clap::Args)]
 pub struct OpeningsArgs {

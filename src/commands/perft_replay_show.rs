@@ -27,7 +27,9 @@ pub struct PerftArgs {
     kernel: Option<KernelKind>,
 }
 
-/// Replay games (one transcript per line) and print each game's final disc counts `BLACK WHITE`, or the game's
+/// Replay games (one transcript per line): each game's final disc counts.
+///
+/// Prints `BLACK WHITE` for each game, or the game's
 /// error on its line; the exit status is 1 when any game is an error.
 #[derive(clap::Args)]
 pub struct ReplayArgs {

@@ -19,7 +19,9 @@ use othello_run::RunDir;
 use super::run_status::{final_player_clause, learning_summary, EvalSearches, Status};
 use crate::run_config::RunConfig;
 
-/// The main job: train a player from scratch (or continue one) and rate it as it learns. Self-play, the trainer and
+/// The main job: train a player from scratch (or continue one) and rate it as it learns.
+///
+/// Self-play, the trainer and
 /// the evaluation stage run as three processes sharing RUN; a status line shows games, positions/s, step, losses
 /// and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up, then rates the last
 /// checkpoint (and the final player, with `[eval] final_player_simulations`): RUN/eval/ratings.svg draws Elo

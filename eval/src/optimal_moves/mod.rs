@@ -35,7 +35,7 @@ pub fn wthor_positions(games: &[WthorGame], empties: u32, count: usize, seed: u6
     found
 }
 
-/// An agent's record against the oracle.
+/// An agent's record against the solver.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct OptimalMovesReport {
     pub positions: usize,
@@ -656,7 +656,7 @@ mod tests {
     }
 
     #[test]
-    fn the_oracle_separates_perfect_greedy_and_random_play() {
+    fn the_solver_separates_perfect_greedy_and_random_play() {
         let positions = wthor_positions(&wthor_games(), 12, 150, 1);
         assert_eq!(positions.len(), 150);
         assert!(positions.iter().all(|g| 64 - g.position().occupied().count() == 12));
