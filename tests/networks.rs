@@ -49,6 +49,29 @@ fn same_examples(shipped: &Path, made: &Path) {
     }
 }
 
+/// `examples.json` likewise: the same positions, moves and planes, the outputs within float rounding.
+fn same_json_examples(shipped: &Path, made: &Path) {
+    let read = |p: &Path| -> serde_json::Value { serde_json::from_slice(&std::fs::read(p).unwrap()).unwrap() };
+    let (shipped, made) = (read(shipped), read(made));
+    let (a, b) = (shipped["examples"].as_array().unwrap(), made["examples"].as_array().unwrap());
+    assert_eq!((shipped["rules"].clone(), a.len()), (made["rules"].clone(), b.len()));
+    let numbers = |v: &serde_json::Value| -> Vec<f64> {
+        match v.as_array() {
+            Some(items) => items.iter().map(|x| x.as_f64().unwrap()).collect(),
+            None => vec![v.as_f64().unwrap()],
+        }
+    };
+    for (x, y) in a.iter().zip(b) {
+        for key in ["moves", "board", "planes"] {
+            assert_eq!(x[key], y[key], "{key}");
+        }
+        for key in ["policy", "value", "margin", "ownership"] {
+            let worst = numbers(&x[key]).iter().zip(numbers(&y[key])).map(|(p, q)| (p - q).abs()).fold(0.0, f64::max);
+            assert!(worst < 1e-3, "{key}: outputs differ by {worst}");
+        }
+    }
+}
+
 #[test]
 fn each_shipped_network_exports_to_its_files_and_plays_legal_games() {
     let scratch = temp_run("networks");
@@ -64,6 +87,7 @@ fn each_shipped_network_exports_to_its_files_and_plays_legal_games() {
             assert!(std::fs::read(out.join(file)).unwrap() == bytes, "{}: {file} differs", dir.display());
         }
         same_examples(&shipped.join("examples.npz"), &out.join("examples.npz"));
+        same_json_examples(&shipped.join("examples.json"), &out.join("examples.json"));
         assert!(root().join(&dir).join("README.md").exists(), "{}: no model card", dir.display());
         let arena = scratch.path().join(format!("{}-arena", dir.file_name().unwrap().to_str().unwrap()));
         let player = format!("net:model=\"{}\",sims=16", root().join(&model).display());

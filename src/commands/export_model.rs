@@ -22,7 +22,7 @@ pub fn export(a: ExportArgs) -> Result<()> {
 fn export_to(model: &Path, out: &Path) -> Result<()> {
     let model = othello_net::resolve_model(model)?;
     let written = othello_train::export::export(&model, out)?;
-    for path in [&written.safetensors, &written.onnx, &written.card, &written.examples] {
+    for path in [&written.safetensors, &written.onnx, &written.card, &written.examples, &written.examples_json] {
         println!("{}", path.display());
     }
     Ok(())

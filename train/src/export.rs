@@ -1,6 +1,7 @@
 //! Export for other frontends: a checkpoint's weights as safetensors (PyTorch layout) and as ONNX, a model card
-//! (JSON) that says what goes in and what comes out, and `examples.npz`: inputs and this crate's outputs on real
-//! positions, so that any loader can check itself (python/check_export.py does, with numpy and onnxruntime).
+//! (JSON) that says what goes in and what comes out, and the examples: positions (with the moves that reach them),
+//! their input planes and this crate's outputs, as `examples.npz` and `examples.json`, so that any loader and any
+//! encoder can check itself (python/check_export.py and web/test/ do).
 
 use std::collections::BTreeMap;
 use std::io::Cursor;
@@ -35,9 +36,10 @@ pub struct Exported {
     pub onnx: PathBuf,
     pub card: PathBuf,
     pub examples: PathBuf,
+    pub examples_json: PathBuf,
 }
 
-/// Positions in `examples.npz`.
+/// Positions in the examples.
 pub const EXAMPLES: usize = 64;
 
 /// Exports the model at `model` (its `.json` or `.bpk`) into `out`.
@@ -78,8 +80,9 @@ pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
     let text = serde_json::to_string_pretty(&card).map_err(|e| fail(&card_path, e.to_string()))?;
     write_atomic(&card_path, text.as_bytes()).map_err(|e| fail(&card_path, e.to_string()))?;
     let examples = out.join("examples.npz");
-    write_examples(&net, &device, &rules, &examples).map_err(|e| fail(&examples, e))?;
-    Ok(Exported { safetensors, onnx, card: card_path, examples })
+    let examples_json = out.join("examples.json");
+    write_examples(&net, &device, &rules, &examples, &examples_json).map_err(|e| fail(out, e))?;
+    Ok(Exported { safetensors, onnx, card: card_path, examples, examples_json })
 }
 
 /// The safetensors header's keys in order (the store writes its metadata in a hash map's order), so that the same
@@ -111,6 +114,22 @@ pub fn read_safetensors(bytes: &[u8]) -> Result<Weights, String> {
     }
     Ok(weights)
 }
+
+/// How the stable-disc planes are computed, in words enough to write them again (web/src/planes.js does).
+const STABLE_DISCS: &str = "8x8 only (zeros on smaller boards). A subset of the discs no sequence of moves can flip, \
+computed for each colour as follows. 1. Edges: for each of the four edges as a line of 8 squares, a disc of the \
+colour is stable if no sequence of placements on that line by either side (each flipping as in Othello, along the \
+line only) can flip it; computed exhaustively over the 3^8 line states, from fuller lines to emptier ones. 2. Grow to \
+a fixed point: a disc of the colour off the edges is stable if, along each of the four axes (row, column, both \
+diagonals), its whole line from edge to edge is occupied or one of its two neighbours on that axis is a stable disc \
+of its colour.";
+
+/// The rules string's grammar, as `Rules` parses it.
+const RULES_GRAMMAR: &str = "comma-separated: a preset first (othello, or traditional/reversi: empty centre filled \
+by the first four moves without flips, white first, no passing), then a size 4x4/6x6/8x8, reverse (fewest discs \
+win), empties (empties go to the winner), a start (mirror: d4/e5 black; empty-start; start=BOARD), white-first or \
+black-first, pass or no-pass (no-pass: the game ends when the side to move cannot move). Othello starts with d4/e5 \
+white, d5/e4 black (the same pattern in a smaller board's centre), black to move.";
 
 fn model_card(info: &ModelInfo, rules: &Rules, weights: &Weights, source: &Path) -> serde_json::Value {
     let a = &info.architecture;
@@ -152,11 +171,26 @@ fn model_card(info: &ModelInfo, rules: &Rules, weights: &Weights, source: &Path)
             "shape": ["batch", a.input_planes, 8, 8],
             "dtype": "float32",
             "square_order": "row-major from a1: index = 8 * row + column, a1 = 0 (top-left), h1 = 7, h8 = 63; the position is seen from the side to move",
+            "square_names": "column letter a-h left to right, then row number 1-8 top to bottom: index 8 * (row - 1) + column; a board smaller than 8x8 is the top-left corner (6x6: a1-f6), the other squares stay 0 in every plane but none",
+            "values": "1.0 where the plane's condition holds on a square, else 0.0",
+            "stable_discs": STABLE_DISCS,
             "planes": planes
+        },
+        "moves": {
+            "policy_index": "a square's input index (0-63); 64 is the pass",
+            "pass_index": 64,
+            "transcript": "squares as names (f5d6c3...), a pass as `pass`; a forced pass may also be left out",
+            "rules": RULES_GRAMMAR
+        },
+        "onnx": {
+            "file": "model.onnx",
+            "opset": 17,
+            "inputs": {"planes": ["batch", a.input_planes, 8, 8]},
+            "outputs": {"policy": ["batch", 65], "value": ["batch", 1], "margin": ["batch", 1], "ownership": ["batch", 64]}
         },
         "outputs": {
             "policy": {"shape": ["batch", 65], "meaning": "logits over the 64 squares (input order) then the pass; softmax over the legal moves only"},
-            "value": {"shape": ["batch", 1], "meaning": "expected result for the side to move, -1 (loss) to 1 (win), tanh"},
+            "value": {"shape": ["batch", 1], "meaning": "expected result for the side to move, -1 (loss) to 1 (win), tanh; win probability (1 + value) / 2 with draws as half"},
             "margin": {"shape": ["batch", 1], "meaning": "expected final disc margin for the side to move, divided by 64"},
             "ownership": {"shape": ["batch", 64], "meaning": "expected final owner of each square: 1 the side to move, -1 the opponent, tanh"}
         },
@@ -171,30 +205,45 @@ fn model_card(info: &ModelInfo, rules: &Rules, weights: &Weights, source: &Path)
         "files": {
             "safetensors": "model.safetensors (PyTorch layout: linear weights [out, in], batch norm weight/bias/running_mean/running_var)",
             "onnx": "model.onnx (opset 17, dynamic batch)",
-            "examples": "examples.npz: planes, policy, value, margin, ownership of sample positions, as computed by othello-zero"
+            "examples": "examples.npz: planes, policy, value, margin, ownership of sample positions, as computed by othello-zero",
+            "examples_json": "examples.json: the same positions with the moves that reach them (from the rules' start) and their board strings, for languages without numpy"
         },
         "tensors": tensors,
     })
 }
 
-/// Positions from seeded random games (the start included), encoded, with the network's outputs.
-fn write_examples(net: &Network, device: &Device, rules: &Rules, path: &Path) -> Result<(), String> {
+/// Positions from seeded random games (the start included), encoded, with the network's outputs: `examples.npz`
+/// and `examples.json`.
+fn write_examples(
+    net: &Network,
+    device: &Device,
+    rules: &Rules,
+    npz_path: &Path,
+    json_path: &Path,
+) -> Result<(), String> {
     let mut rng = game_rng(0x5eed, 0);
-    let mut positions: Vec<Position> = vec![];
-    let mut pos = rules.start_position();
+    // Each position with the moves from the start that reach it.
+    let mut positions: Vec<(Position, Vec<String>)> = vec![];
+    let (mut pos, mut moves) = (rules.start_position(), vec![]);
     while positions.len() < EXAMPLES {
-        positions.push(pos);
-        let moves = rules.legal_moves(&pos);
-        if moves.is_empty() {
-            pos = if rules.is_over(&pos) { rules.start_position() } else { pos.pass() };
+        positions.push((pos, moves.clone()));
+        let legal = rules.legal_moves(&pos);
+        if legal.is_empty() {
+            if rules.is_over(&pos) {
+                (pos, moves) = (rules.start_position(), vec![]);
+            } else {
+                pos = pos.pass();
+                moves.push("pass".to_string());
+            }
             continue;
         }
-        let k = rng.random_range(0..moves.count());
-        let sq = moves.into_iter().nth(k).ok_or("a legal move")?;
+        let k = rng.random_range(0..legal.count());
+        let sq = legal.into_iter().nth(k).ok_or("a legal move")?;
         pos = rules.play_legal(&pos, sq);
+        moves.push(sq.to_string());
     }
     let mut planes = vec![];
-    for p in &positions {
+    for (p, _) in &positions {
         encode(rules, p, Symmetry::IDENTITY, &mut planes);
     }
     let n = positions.len();
@@ -204,16 +253,41 @@ fn write_examples(net: &Network, device: &Device, rules: &Rules, path: &Path) ->
         let v = t.into_data().try_into_vec::<f32>().map_err(|e| format!("{e:?}"))?;
         Array2::from_shape_vec((n, w), v).map_err(|e| e.to_string())
     };
+    let (policy, value, margin, ownership) =
+        (rows(out.policy, 65)?, rows(out.value, 1)?, rows(out.margin, 1)?, rows(out.ownership, 64)?);
+    let plane_size = PLANES.len() * 64;
+    let examples: Vec<_> = positions
+        .iter()
+        .enumerate()
+        .map(|(i, (p, moves))| {
+            json!({
+                "moves": moves.join(" "),
+                "board": p.to_board_string(rules.size),
+                "planes": planes[i * plane_size..(i + 1) * plane_size].iter().map(|&x| x as u8).collect::<Vec<_>>(),
+                "policy": policy.row(i).to_vec(),
+                "value": value[[i, 0]],
+                "margin": margin[[i, 0]],
+                "ownership": ownership.row(i).to_vec(),
+            })
+        })
+        .collect();
+    let document = json!({
+        "rules": rules.to_string(),
+        "about": "inputs (planes: 6x8x8 in input order, flattened) and othello-zero's outputs for positions reached by the moves from the rules' start",
+        "examples": examples,
+    });
+    let text = serde_json::to_string(&document).map_err(|e| e.to_string())?;
+    write_atomic(json_path, text.as_bytes()).map_err(|e| format!("{}: {e}", json_path.display()))?;
     // Built in memory, so that a failing disk fails the plain write, not the zip writer (whose drop complains).
     let write = || -> Result<(), Box<dyn std::error::Error>> {
         let mut npz = NpzWriter::new(Cursor::new(Vec::new()));
         npz.add_array("planes", &Array4::from_shape_vec((n, PLANES.len(), 8, 8), planes)?)?;
-        npz.add_array("policy", &rows(out.policy, 65)?)?;
-        npz.add_array("value", &rows(out.value, 1)?)?;
-        npz.add_array("margin", &rows(out.margin, 1)?)?;
-        npz.add_array("ownership", &rows(out.ownership, 64)?)?;
-        write_atomic(path, &npz.finish()?.into_inner())?;
+        npz.add_array("policy", &policy)?;
+        npz.add_array("value", &value)?;
+        npz.add_array("margin", &margin)?;
+        npz.add_array("ownership", &ownership)?;
+        write_atomic(npz_path, &npz.finish()?.into_inner())?;
         Ok(())
     };
-    write().map_err(|e| e.to_string())
+    write().map_err(|e| format!("{}: {e}", npz_path.display()))
 }
