@@ -82,27 +82,31 @@ pub fn run_with(args: &[&str], input: &[u8]) -> Output {
     out
 }
 
-/// GRhino's `gtp-rhino`, a real Othello engine, installed from Debian's packages (`grhino`) when it is missing:
-/// as root with apt-get, else through `sudo -n`. The tests that play it fail with the reason when neither can.
+/// Installs a Debian package: as root with apt-get, else through `sudo -n`; reads the package lists first when a
+/// fresh machine has none. Whether it worked.
+pub fn apt_install(package: &str) -> bool {
+    let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
+    let apt = |args: &[&str]| {
+        let mut command = if root { Command::new("apt-get") } else { Command::new("sudo") };
+        if !root {
+            command.args(["-n", "apt-get"]);
+        }
+        command.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null());
+        command.status().is_ok_and(|s| s.success())
+    };
+    let install = ["install", "-y", "-q", "--no-install-recommends", package];
+    apt(&install) || (apt(&["update", "-q"]) && apt(&install))
+}
+
+/// GRhino's `gtp-rhino`, a real Othello engine, installed from Debian's packages (`grhino`) when it is missing.
+/// The tests that play it fail with the reason when it cannot be.
 pub fn grhino() -> PathBuf {
     static INSTALLED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
     let found = INSTALLED.get_or_init(|| {
         if let Some(found) = othello_eval::engine::grhino::find() {
             return Ok(found);
         }
-        let root = Command::new("id").arg("-u").output().is_ok_and(|o| o.stdout.starts_with(b"0\n"));
-        let apt = |args: &[&str]| {
-            let mut command = if root { Command::new("apt-get") } else { Command::new("sudo") };
-            if !root {
-                command.args(["-n", "apt-get"]);
-            }
-            command.args(args).env("DEBIAN_FRONTEND", "noninteractive").stdout(Stdio::null());
-            command.status().is_ok_and(|s| s.success())
-        };
-        let install = ["install", "-y", "-q", "--no-install-recommends", "grhino"];
-        // A fresh machine's package lists may be empty: read them, then try again.
-        let installed = apt(&install) || (apt(&["update", "-q"]) && apt(&install));
-        if !installed {
+        if !apt_install("grhino") {
             return Err("GRhino (Debian's grhino) is not installed and apt-get could not install it".into());
         }
         othello_eval::engine::grhino::find().ok_or_else(|| "grhino installed, but gtp-rhino is not found".into())

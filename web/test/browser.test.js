@@ -1,0 +1,131 @@
+// The page in a real browser: Debian's Chromium, headless, driven by playwright-core. A person's moves are clicks;
+// the network answers; whole games against a random clicker end with the score othello-zero's own rules give.
+
+import assert from 'node:assert/strict';
+import { createReadStream, existsSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { extname, join, normalize } from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { chromium } from 'playwright-core';
+
+import { othelloZero, random, REPO } from './helpers.js';
+
+const TYPES = {
+  '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream', '.png': 'image/png',
+};
+
+/** A static file server over the repository, as `python3 -m http.server` serves it. */
+function serve(root) {
+  const server = createServer((request, response) => {
+    const path = normalize(join(root, decodeURIComponent(new URL(request.url, 'http://x').pathname)));
+    if (!path.startsWith(root) || !existsSync(path) || !statSync(path).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[extname(path)] || 'application/octet-stream' });
+    createReadStream(path).pipe(response);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+let server;
+let browser;
+
+before(async () => {
+  server = await serve(REPO);
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const state = (page) => page.evaluate(() => window.othelloZero.state());
+
+/** Plays a whole game on the page as `colour`, clicking seeded random legal moves; returns the page's last state. */
+async function playAgainstRandom(page, seed, { screenshotAt, screenshot } = {}) {
+  const rng = random(seed);
+  for (let clicks = 0; ; clicks++) {
+    await page.waitForFunction(() => ['your-move', 'over'].includes(window.othelloZero.state().status), null, { timeout: 120_000 });
+    const now = await state(page);
+    if (now.status === 'over') return now;
+    if (screenshot && clicks === screenshotAt) await page.screenshot({ path: screenshot });
+    // An illegal square is not taken.
+    const empty = await page.$$eval('.cell:not(.legal):not(:has(.disc))', (cells) => cells.map((c) => c.dataset.square));
+    if (empty.length) {
+      await page.click(`[data-square="${empty[0]}"]`);
+      assert.equal((await state(page)).transcript, now.transcript);
+    }
+    const legal = await page.$$eval('.cell.legal', (cells) => cells.map((c) => c.dataset.square));
+    assert.deepEqual(legal.sort(), [...now.legal].sort());
+    const choice = legal[Math.floor(rng() * legal.length)];
+    await page.click(`[data-square="${choice}"]`);
+    await page.waitForFunction((before) => window.othelloZero.state().transcript !== before, now.transcript);
+  }
+}
+
+/** The score othello-zero's rules give the page's transcript (which they also check move by move). */
+function referenceScore(rules, transcript) {
+  const out = othelloZero(['replay', '--rules', rules], `${transcript}\n`);
+  assert.equal(out.status, 0, `${transcript}: ${out.stdout} ${out.stderr}`);
+  return out.stdout.trim();
+}
+
+async function openPage(query) {
+  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  await page.goto(`http://127.0.0.1:${server.address().port}/web/index.html${query}`);
+  await page.waitForFunction(() => window.othelloZero?.state().status === 'your-move', null, { timeout: 120_000 });
+  return { page, errors };
+}
+
+test('a whole game as black against the shipped 8x8 network ends with the right score', async () => {
+  const { page, errors } = await openPage('');
+  await page.selectOption('#simulations', '50');
+  const final = await playAgainstRandom(page, 1, { screenshotAt: 12, screenshot: process.env.WEB_SCREENSHOT });
+  const text = await page.textContent('#status');
+  const [black, white] = referenceScore('othello', final.transcript).split(' ');
+  assert.match(text, new RegExp(`Game over: .*, ${black}-${white}\\.`));
+  assert.ok(final.transcript.split(' ').length >= 50, final.transcript);
+  // The network's view of its last move is shown: its evaluation and its top moves.
+  assert.match(await page.textContent('#evaluation'), /wins \d+% \(margin [+-]\d/);
+  assert.ok((await page.$$('#top-moves tbody tr')).length >= 1);
+  assert.deepEqual(errors, []);
+});
+
+test('the 6x6 export by its URL, as white, with undo and new game', async () => {
+  const { page, errors } = await openPage('?model=../networks/othello-6x6/export/');
+  await page.selectOption('#colour', 'white');
+  await page.waitForFunction(() => window.othelloZero.state().status === 'your-move' && window.othelloZero.state().transcript !== '');
+  const first = await state(page);
+  assert.equal(first.board.length, 36 + 2);
+  assert.equal(first.transcript.split(' ').length, 1); // the network opened as black
+  // Two moves of ours, then undo: back to our first turn.
+  for (let i = 0; i < 2; i++) {
+    const before = await state(page);
+    await page.click(`[data-square="${before.legal[0]}"]`);
+    await page.waitForFunction((t) => {
+      const s = window.othelloZero.state();
+      return s.transcript !== t && ['your-move', 'over'].includes(s.status);
+    }, before.transcript);
+  }
+  await page.click('#undo');
+  await page.waitForFunction(() => window.othelloZero.state().status === 'your-move');
+  const undone = await state(page);
+  assert.equal(undone.transcript.split(' ').length, 3, undone.transcript);
+  const final = await playAgainstRandom(page, 2);
+  const [black, white] = referenceScore('othello,6x6', final.transcript).split(' ');
+  assert.match(await page.textContent('#status'), new RegExp(`, ${black}-${white}\\.`));
+  await page.click('#new-game');
+  await page.waitForFunction(() => window.othelloZero.state().transcript.split(' ').length === 1);
+  assert.deepEqual(errors, []);
+});

@@ -1,0 +1,67 @@
+// What the tests share: the othello-zero binary (the reference the JavaScript is checked against), a seeded random
+// number generator and random games.
+
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+import { legalMoves, passed, playLegal, squareName, squares, startPosition, status } from '../src/rules.js';
+
+export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The othello-zero binary: OTHELLO_ZERO_BIN (as `cargo test` sets it), else a release or debug build. */
+export function binary() {
+  const candidates = [process.env.OTHELLO_ZERO_BIN, join(REPO, 'target/release/othello-zero'), join(REPO, 'target/debug/othello-zero')];
+  const found = candidates.find((p) => p && existsSync(p));
+  if (!found) throw new Error('no othello-zero binary: build it (cargo build --release) or set OTHELLO_ZERO_BIN');
+  return found;
+}
+
+/** Runs the binary; its standard output, or an error with its standard error. */
+export function othelloZero(args, input = '') {
+  const out = spawnSync(binary(), args, { input, encoding: 'utf8', maxBuffer: 1 << 28 });
+  if (out.error) throw out.error;
+  return { stdout: out.stdout, stderr: out.stderr, status: out.status };
+}
+
+/** mulberry32: a small seeded generator of floats in [0, 1). */
+export function random(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A random game to its end: its transcript (passes written as `pass` where `writePasses`) and final position. */
+export function randomGame(rules, rng, writePasses) {
+  let pos = startPosition(rules);
+  const moves = [];
+  for (;;) {
+    const state = status(rules, pos);
+    if (state === 'over') return { transcript: moves.join(' '), pos };
+    if (state === 'pass') {
+      if (writePasses) moves.push('pass');
+      pos = passed(pos);
+      continue;
+    }
+    const legal = squares(legalMoves(rules, pos));
+    const sq = legal[Math.floor(rng() * legal.length)];
+    moves.push(squareName(sq));
+    pos = playLegal(rules, pos, sq);
+  }
+}
+
+/** The export directories of the shipped networks. */
+export function shippedExports() {
+  const root = join(REPO, 'networks');
+  return readdirSync(root)
+    .map((name) => join(root, name, 'export'))
+    .filter((dir) => existsSync(join(dir, 'model-card.json')));
+}
+
+export const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));

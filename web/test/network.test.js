@@ -1,0 +1,94 @@
+// The encoder and the network through onnxruntime (Node.js) against the export's examples, and the search.
+
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+import * as ort from 'onnxruntime-node';
+
+import { encode, PLANES } from '../src/planes.js';
+import { Network, PASS } from '../src/network.js';
+import { search } from '../src/search.js';
+import { boardString, legalMoves, parseRules, popcount, playLegal, replay, squareName, squares, startPosition } from '../src/rules.js';
+import { othelloZero, random, randomGame, readJson, shippedExports } from './helpers.js';
+
+const exports = shippedExports();
+
+test('the shipped exports are there', () => assert.ok(exports.length >= 2, exports.join(', ')));
+
+for (const dir of exports) {
+  const examples = readJson(join(dir, 'examples.json'));
+  const card = readJson(join(dir, 'model-card.json'));
+  const rules = parseRules(examples.rules);
+  const positions = examples.examples.map((e) => replay(rules, e.moves).at(-1));
+
+  test(`${dir}: the moves reach each example's board and the encoder gives its planes`, () => {
+    assert.equal(card.rules, examples.rules);
+    assert.deepEqual(card.input.planes.map((p) => p.name), PLANES);
+    examples.examples.forEach((e, i) => {
+      assert.equal(boardString(positions[i], rules.size), e.board, e.moves);
+      assert.deepEqual(Array.from(encode(rules, positions[i])), e.planes, e.moves);
+    });
+  });
+
+  test(`${dir}: onnxruntime gives the examples' outputs to 1e-5`, async () => {
+    const net = await Network.fromBytes(ort, card, readFileSync(join(dir, card.onnx.file)));
+    const planes = new Float32Array(examples.examples.flatMap((e) => e.planes));
+    const out = await net.run(planes, examples.examples.length);
+    let worst = 0;
+    examples.examples.forEach((e, i) => {
+      const pairs = [
+        [out.policy.subarray(i * 65, (i + 1) * 65), e.policy],
+        [[out.value[i]], [e.value]],
+        [[out.margin[i]], [e.margin]],
+        [out.ownership.subarray(i * 64, (i + 1) * 64), e.ownership],
+      ];
+      for (const [got, want] of pairs) want.forEach((w, k) => (worst = Math.max(worst, Math.abs(got[k] - w))));
+    });
+    assert.ok(worst <= 1e-5, `largest difference ${worst}`);
+    // The priors are over the legal moves only, the pass alone where there is none.
+    const evaluations = await net.evaluate(positions, rules);
+    evaluations.forEach(({ priors }, i) => {
+      const legal = squares(legalMoves(rules, positions[i]));
+      assert.deepEqual([...priors.keys()].sort((a, b) => a - b), legal.length ? legal : [PASS]);
+      assert.ok(Math.abs([...priors.values()].reduce((a, b) => a + b, 0) - 1) < 1e-9);
+    });
+  });
+}
+
+test('the search plays a move that keeps the exact result where few empties are left', async () => {
+  const dir = exports.find((d) => readJson(join(d, 'model-card.json')).rules === 'othello,8x8');
+  const card = readJson(join(dir, 'model-card.json'));
+  const net = await Network.fromBytes(ort, card, readFileSync(join(dir, 'model.onnx')));
+  const rules = parseRules(card.rules);
+  // Positions with 5 empties from random games (the side to move has a choice), and the move the search plays.
+  const rng = random(7);
+  const cases = [];
+  while (cases.length < 12) {
+    const { transcript } = randomGame(rules, rng, true);
+    const line = replay(rules, transcript);
+    const pos = line.find((p) => popcount(p.player | p.opponent) === 59 && squares(legalMoves(rules, p)).length > 1);
+    if (pos) cases.push(pos);
+  }
+  const file = join(mkdtempSync(join(tmpdir(), 'othello-zero-web-')), 'positions.txt');
+  writeFileSync(file, cases.map((p) => boardString(p, 8)).join('\n') + '\n');
+  const solved = othelloZero(['solve', '--all-moves', '--file', file]);
+  assert.equal(solved.status, 0, solved.stderr);
+  // Each position's exact score per move: lines `  d3 +4` after each `line N:`.
+  const scores = solved.stdout.split(/^line \d+:.*$/m).slice(1).map((block) =>
+    new Map(block.trim().split('\n').filter((l) => /^\s*[a-h][1-8] /.test(l)).map((l) => l.trim().split(/\s+/)).map(([m, s]) => [m, Number(s)])));
+  assert.equal(scores.length, cases.length);
+  for (const [i, pos] of cases.entries()) {
+    const result = await search(net, rules, pos, { simulations: 800 });
+    const best = Math.max(...scores[i].values());
+    const played = scores[i].get(squareName(result.move));
+    assert.equal(Math.sign(played), Math.sign(best), `${boardString(pos, 8)}: ${squareName(result.move)} ${played}, best ${best}`);
+    assert.equal(result.children.reduce((n, c) => n + c.visits, 0), 800 - 1);
+  }
+  // From the start, a legal move.
+  const start = await search(net, rules, startPosition(rules), { simulations: 50 });
+  assert.ok(squares(legalMoves(rules, startPosition(rules))).includes(start.move));
+  assert.ok(playLegal(rules, startPosition(rules), start.move));
+});
