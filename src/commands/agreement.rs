@@ -9,8 +9,7 @@ use crate::input::read_wthor_games;
 
 /// How often a network's most probable move is the move WTHOR's players played.
 ///
-/// Give games it was not trained
-/// on; with a 95% interval and a random legal move's rate beside it.
+/// Give games it was not trained on; with a 95% interval and a random legal move's rate beside it.
 #[derive(clap::Args)]
 pub struct AgreementArgs {
     /// A checkpoint, or a run directory (its newest checkpoint).

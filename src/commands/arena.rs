@@ -113,10 +113,10 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
 
 /// The Elo ratings of arena directories or runs: a table, files and a picture.
 ///
-/// Bradley-Terry, 95% intervals widened for paired
-/// games: a table, DIR/ratings.csv, DIR/ratings.json, and DIR/ratings.svg when checkpoints were rated. Given several
-/// runs, rates them together on their common fixed ladder and draws every run's Elo on one picture (against step,
-/// wall time and self-play positions): the comparison of two training setups.
+/// Bradley-Terry, 95% intervals widened for paired games: a table, DIR/ratings.csv, DIR/ratings.json, and
+/// DIR/ratings.svg when checkpoints were rated. Given several runs, rates them together on their common fixed ladder
+/// and draws every run's Elo on one picture (against step, wall time and self-play positions): the comparison of two
+/// training setups.
 #[derive(clap::Args)]
 pub struct RatingsArgs {
     /// Arena directories or run directories (a game stored by two counts once).
@@ -155,9 +155,8 @@ pub fn ratings(a: RatingsArgs) -> Result<()> {
 
 /// Sequential probability ratio test: is CANDIDATE stronger than BASELINE?
 ///
-/// Plays game pairs of CANDIDATE against BASELINE until the log-likelihood ratio of
-/// "ELO1 stronger" against "ELO0 stronger" crosses a bound; games stored in OUT (a rerun continues), the decision in
-/// OUT/sprt.json.
+/// Plays game pairs of CANDIDATE against BASELINE until the log-likelihood ratio of "ELO1 stronger" against "ELO0
+/// stronger" crosses a bound; games stored in OUT (a rerun continues), the decision in OUT/sprt.json.
 #[derive(clap::Args)]
 pub struct SprtArgs {
     /// The test's directory: its games and sprt.json.

@@ -8,9 +8,9 @@ use othello_net::{average_checkpoints, list_models, models_dir, read_info, resol
 
 /// Average checkpoints' weights into one checkpoint in OUT (a stochastic weight average).
 ///
-/// Batch-norm statistics included. A run's late checkpoints wander around a minimum with the noise of each step, and their mean sits
-/// nearer it (docs/experiments/). Its sidecar is the newest's, naming the checkpoints averaged; play or export it as
-/// any checkpoint (`net:model=OUT`).
+/// Batch-norm statistics included. A run's late checkpoints wander around a minimum with the noise of each step, and
+/// their mean sits nearer it (docs/experiments/). Its sidecar is the newest's, naming the checkpoints averaged; play or
+/// export it as any checkpoint (`net:model=OUT`).
 #[derive(clap::Args)]
 pub struct AverageArgs {
     /// Checkpoints (`model-<step>.json` or `.bpk`) of one architecture, or run or models directories (their newest

@@ -12,9 +12,8 @@ use othello_run::RunDir;
 
 /// Benchmarks: `random`, `net`, `train`, `pattern`, `perft`.
 ///
-/// Each prints its figure as docs/BENCHMARKS.md records it: `random` (random games per second),
-/// `net` (network inference), `train` (training steps), `pattern` (the pattern engine's search), `perft` (perft
-/// leaves per second).
+/// Each prints its figure as docs/BENCHMARKS.md records it: `random` (random games per second), `net` (network
+/// inference), `train` (training steps), `pattern` (the pattern engine's search), `perft` (perft leaves per second).
 #[derive(clap::Args)]
 pub struct BenchArgs {
     #[command(subcommand)]

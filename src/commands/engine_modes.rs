@@ -6,8 +6,8 @@ use std::io::IsTerminal;
 use anyhow::{Context, Result};
 use othello_eval::Agent;
 
-/// Serve an agent as an engine on standard input and output: `nboard` speaks NBoard's protocol 2, `gtp` the Go
-/// Text Protocol with Edax's Othello commands.
+/// Serve an agent as an engine on standard input and output: `nboard` speaks NBoard's protocol 2, `gtp` the Go Text
+/// Protocol with Edax's Othello commands.
 #[derive(clap::Args)]
 pub struct ServeArgs {
     /// An agent spec (see `arena --help`); by default the shipped 8x8 network with its search.
@@ -27,8 +27,8 @@ enum PersonColor {
 
 /// Play against an agent in the terminal.
 ///
-/// Shows the board after every move, your moves typed as squares (such as d3),
-/// `undo` to take your last move back, `quit` to stop; the game's transcript at the end.
+/// Shows the board after every move, your moves typed as squares (such as d3), `undo` to take your last move back,
+/// `quit` to stop; the game's transcript at the end.
 #[derive(clap::Args)]
 pub struct PlayArgs {
     /// Your opponent, an agent spec (see `arena --help`), such as net:model=runs/quickstart,sims=400; by default

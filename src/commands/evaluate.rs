@@ -15,13 +15,13 @@ use crate::run_config::RunConfig;
 
 /// Rate a training run's checkpoints: the evaluation stage of `run`, alone.
 ///
-/// Each checkpoint (network + its search) in a gauntlet against the
-/// checkpoint before it and the fixed ladder, from the rung nearest that checkpoint's Elo up and down until it wins or
-/// loses every game of a pairing; games in RUN/eval (resumable), then the ratings and RUN/eval/ratings.svg (Elo
-/// against training step, wall time and self-play positions) and the newest Elo in TensorBoard (RUN/logs/eval);
-/// with [eval] optimal_moves_empties, every player's moves against the solver, each checkpoint's as it is rated
-/// (RUN/eval/optimal-moves.csv and .svg); with [eval] final_player_simulations and without --watch, the newest
-/// checkpoint once more with a search of that size. Unset flags come from the run config's [eval].
+/// Each checkpoint (network + its search) in a gauntlet against the checkpoint before it and the fixed ladder, from the
+/// rung nearest that checkpoint's Elo up and down until it wins or loses every game of a pairing; games in RUN/eval
+/// (resumable), then the ratings and RUN/eval/ratings.svg (Elo against training step, wall time and self-play
+/// positions) and the newest Elo in TensorBoard (RUN/logs/eval); with [eval] optimal_moves_empties, every player's
+/// moves against the solver, each checkpoint's as it is rated (RUN/eval/optimal-moves.csv and .svg); with [eval]
+/// final_player_simulations and without --watch, the newest checkpoint once more with a search of that size. Unset
+/// flags come from the run config's [eval].
 #[derive(clap::Args)]
 pub struct EvaluateArgs {
     /// The run directory (it must exist).

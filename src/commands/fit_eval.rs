@@ -12,8 +12,7 @@ use crate::input::read_wthor;
 
 /// Fit the pattern evaluation (the solver's move ordering) on WTHOR games.
 ///
-/// Every 20th game is held out and the
-/// error on it printed per phase.
+/// Every 20th game is held out and the error on it printed per phase.
 #[derive(clap::Args)]
 pub struct FitEvalArgs {
     /// WTHOR game files.

@@ -11,8 +11,8 @@ use othello_run::atomic::write_atomic;
 
 /// Write a balanced openings file.
 ///
-/// It holds every distinct position (up to symmetry) PLIES moves from the start whose value
-/// is within MAX_VALUE discs of even (valued by the pattern engine on 8x8 Othello, else exactly).
+/// It holds every distinct position (up to symmetry) PLIES moves from the start whose value is within MAX_VALUE discs
+/// of even (valued by the pattern engine on 8x8 Othello, else exactly).
 #[derive(clap::Args)]
 pub struct OpeningsArgs {
     #[arg(long, default_value = "othello", help = crate::flags::rules_help!(""))]

@@ -12,15 +12,14 @@ use super::report::{print_every_player, print_report, Report};
 use crate::flags::{positive, thread_count};
 use crate::input::read_wthor_games;
 
-/// How often players play the exact solver's move: in stored games (--games), or an agent's on WTHOR positions
-/// (--agent --wthor).
+/// How often players play the exact solver's move: in stored games (--games), or an agent's on WTHOR positions (--agent
+/// --wthor).
 ///
-/// With --games: players' moves in an arena directory's games (or a
-/// run's RUN/eval), every position after the opening where it had a choice and at most MAX_EMPTIES empties, solved
-/// exactly; in all and by four empties at a time; without --player, every player's: a table,
-/// OUT/optimal-moves.csv, and OUT/optimal-moves.svg (the runs' checkpoints against step, time and positions, several
-/// runs on one picture). With --agent and --wthor: one agent asked on positions with E empties drawn from WTHOR
-/// games, its optimal-move rate and mean disc loss with 95% intervals.
+/// With --games: players' moves in an arena directory's games (or a run's RUN/eval), every position after the opening
+/// where it had a choice and at most MAX_EMPTIES empties, solved exactly; in all and by four empties at a time; without
+/// --player, every player's: a table, OUT/optimal-moves.csv, and OUT/optimal-moves.svg (the runs' checkpoints against
+/// step, time and positions, several runs on one picture). With --agent and --wthor: one agent asked on positions with
+/// E empties drawn from WTHOR games, its optimal-move rate and mean disc loss with 95% intervals.
 #[derive(clap::Args)]
 #[command(group = clap::ArgGroup::new("source").required(true).args(["games", "agent"]))]
 pub struct OptimalMovesArgs {

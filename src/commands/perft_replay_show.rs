@@ -29,8 +29,7 @@ pub struct PerftArgs {
 
 /// Replay games (one transcript per line): each game's final disc counts.
 ///
-/// Prints `BLACK WHITE` for each game, or the game's
-/// error on its line; the exit status is 1 when any game is an error.
+/// Prints `BLACK WHITE` for each game, or the game's error on its line; the exit status is 1 when any game is an error.
 #[derive(clap::Args)]
 pub struct ReplayArgs {
     /// Read from this file instead of standard input.

@@ -21,12 +21,11 @@ use crate::run_config::RunConfig;
 
 /// The main job: train a player from scratch (or continue one) and rate it as it learns.
 ///
-/// Self-play, the trainer and
-/// the evaluation stage run as three processes sharing RUN; a status line shows games, positions/s, step, losses
-/// and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is up, then rates the last
-/// checkpoint (and the final player, with `[eval] final_player_simulations`): RUN/eval/ratings.svg draws Elo
-/// against step and wall time. Ctrl-C or `kill -9`, and a rerun resumes every stage. With no config: the embedded
-/// quickstart (6x6: 11 minutes of training, about 13 in all on 2 cores).
+/// Self-play, the trainer and the evaluation stage run as three processes sharing RUN; a status line shows games,
+/// positions/s, step, losses and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is
+/// up, then rates the last checkpoint (and the final player, with `[eval] final_player_simulations`):
+/// RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or `kill -9`, and a rerun resumes every stage.
+/// With no config: the embedded quickstart (6x6: 11 minutes of training, about 13 in all on 2 cores).
 #[derive(clap::Args)]
 pub struct RunArgs {
     /// The run directory (created if new).
