@@ -1,5 +1,7 @@
 //! The `othello-zero` command line: parses arguments and calls the library crates.
 
+#[macro_use]
+mod output;
 mod commands;
 mod flags;
 mod input;
@@ -103,10 +105,12 @@ fn parse_cli(args: Vec<OsString>) -> Cli {
 }
 
 /// A failure is one line, `Error: ` and the error with its causes, whether or not RUST_BACKTRACE asks for a
-/// backtrace: a user's mistake is not a crash (a panic, a real bug, still shows its backtrace).
+/// backtrace: a user's mistake is not a crash (a panic, a real bug, still shows its backtrace). Standard output
+/// closed by its reader (`| head`) ends the process quietly, as `outln!` does.
 fn main() -> std::process::ExitCode {
     match run_command() {
         Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(error) if output::reader_gone(&error) => std::process::ExitCode::from(output::READER_GONE),
         Err(error) => {
             eprintln!("Error: {error:#}");
             std::process::ExitCode::FAILURE
@@ -117,12 +121,6 @@ fn main() -> std::process::ExitCode {
 fn run_command() -> Result<()> {
     run::exit_with_parent();
     let cli = parse_cli(std::env::args_os().collect());
-    // Output piped into `head` and the like ends the process quietly, as it does for other Unix tools, instead of
-    // a panic in `println!` once the reader has gone. Not where an agent may be an external engine: an engine that
-    // closes its pipe would end the whole process, where it should forfeit its game.
-    if matches!(cli.command, Command::Perft(_) | Command::Replay(_) | Command::Show(_) | Command::Solve(_)) {
-        sigpipe::reset();
-    }
     match cli.command {
         Command::Perft(args) => perft_replay_show::perft_command(args),
         Command::Replay(args) => perft_replay_show::replay_command(args),

@@ -258,3 +258,20 @@ fn zero_minutes_means_no_limit_everywhere() {
         assert!(minutes.split(" --").next().unwrap_or_default().contains("0: no limit"), "{command}: {help}");
     }
 }
+
+/// A command whose reader has gone (`| head`) ends quietly with SIGPIPE's status, where `println!` used to panic
+/// (SIGPIPE stays ignored, so that an engine's closed pipe forfeits a game instead of ending the process).
+#[test]
+fn a_reader_gone_ends_a_command_quietly() {
+    let mut child = bin()
+        .args(["bench", "random", "--games", "2000", "--repeat", "2"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

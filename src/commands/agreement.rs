@@ -32,7 +32,7 @@ pub fn agreement(a: AgreementArgs) -> Result<()> {
     anyhow::ensure!(!all.is_empty(), "no games in the WTHOR files");
     let result = othello_train::agreement::expert_agreement(&net, &device, &all);
     let (low, high) = othello_eval::ratings::proportion_interval(result.agreed, result.positions);
-    println!(
+    outln!(
         "{} (step {}): {} positions of {} games: agreement {:.1}% (95%: {:.1}-{:.1}); a random legal move {:.1}%",
         path.display(),
         info.step,

@@ -67,6 +67,6 @@ fn write_average(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
         paths[0].display(),
         paths[paths.len() - 1].display()
     );
-    println!("{}", written.display());
+    outln!("{}", written.display());
     Ok(())
 }

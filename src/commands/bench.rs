@@ -131,12 +131,12 @@ pub fn bench(args: BenchArgs) -> Result<()> {
     let start = rules.start_position();
     match cmd {
         BenchCommand::Random { games, seed, kernel, repeat } => {
-            println!("random games from the start position, 1 thread, best of {repeat}");
+            outln!("random games from the start position, 1 thread, best of {repeat}");
             for k in kernels(kernel)? {
                 let (stats, secs) = best_of(repeat, || {
                     random_games_with(k, start.player.0, start.opponent.0, rules.mask(), games, seed)
                 });
-                println!(
+                outln!(
                     "{k:>8}: {games} games in {secs:.3} s = {:.0} games/s, {:.1} M moves/s (black wins {:.1}%, draws {:.1}%)",
                     games as f64 / secs,
                     stats.moves as f64 / secs / 1e6,
@@ -153,10 +153,10 @@ pub fn bench(args: BenchArgs) -> Result<()> {
         }
         BenchCommand::Pattern { depth, positions, kernel } => pattern(depth, positions, kernel)?,
         BenchCommand::Perft { depth, convention, kernel, repeat } => {
-            println!("perft {depth} ({convention}) from the start position, 1 thread, best of {repeat}");
+            outln!("perft {depth} ({convention}) from the start position, 1 thread, best of {repeat}");
             for k in kernels(kernel)? {
                 let (leaves, secs) = best_of(repeat, || perft_with(k, &rules, &start, depth, convention));
-                println!("{k:>8}: {leaves} leaves in {secs:.3} s = {:.1} M leaves/s", leaves as f64 / secs / 1e6);
+                outln!("{k:>8}: {leaves} leaves in {secs:.3} s = {:.1} M leaves/s", leaves as f64 / secs / 1e6);
             }
         }
     }
@@ -182,7 +182,7 @@ fn net(blocks: usize, filters: usize, batch: usize, seconds: f64, choice: Device
 
     let device = choice.device()?;
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
-    println!("network {blocks}x{filters}, batch {batch}, {choice} backend, CPU threads: {threads}");
+    outln!("network {blocks}x{filters}, batch {batch}, {choice} backend, CPU threads: {threads}");
     let config = NetConfig::new(blocks, filters);
     let mut evaluator = NetworkEvaluator::new(config.init_seeded(&device, 1), device.clone(), 1);
     evaluator.cache_capacity = 0;
@@ -199,7 +199,7 @@ fn net(blocks: usize, filters: usize, batch: usize, seconds: f64, choice: Device
         let _ = a.clone().matmul(b.clone()).into_data();
     });
     let matmul_gflops = matmuls * 2.0 * (n * n * n) as f64 / 1e9;
-    println!("{positions_per_s:.0} positions/s, {gflops:.1} GFLOP/s ({:.0}% of a {n}x{n} matrix product's {matmul_gflops:.1} GFLOP/s)", 100.0 * gflops / matmul_gflops);
+    outln!("{positions_per_s:.0} positions/s, {gflops:.1} GFLOP/s ({:.0}% of a {n}x{n} matrix product's {matmul_gflops:.1} GFLOP/s)", 100.0 * gflops / matmul_gflops);
     Ok(())
 }
 
@@ -209,17 +209,17 @@ fn train(blocks: usize, filters: usize, batch: usize, seconds: f64, rounds: u32)
     let scratch = tempfile::Builder::new().prefix("othello-zero-bench-train-").tempdir().context("a scratch run")?;
     let run = RunDir::new(scratch.path());
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all cores".into());
-    println!("training {blocks}x{filters}, batch {batch}, AdamW, flex backend, threads: {threads}");
+    outln!("training {blocks}x{filters}, batch {batch}, AdamW, flex backend, threads: {threads}");
     let positions = synthetic_replay(&run, 400)?;
     let r = bench_train(&run, NetConfig::new(blocks, filters), batch, seconds, rounds)?;
-    println!("replay window: {positions} positions; best of {rounds} rounds of {seconds} s");
-    println!("bare training step (fixed batch):   {:>9.0} samples/s", r.bare);
-    println!(
+    outln!("replay window: {positions} positions; best of {rounds} rounds of {seconds} s");
+    outln!("bare training step (fixed batch):   {:>9.0} samples/s", r.bare);
+    outln!(
         "trainer step (draw+augment+encode): {:>9.0} samples/s ({:.1}% of bare)",
         r.trainer,
         100.0 * r.trainer / r.bare
     );
-    println!(
+    outln!(
         "loader alone:                       {:>9.0} samples/s ({:.0}x what the trainer consumes)",
         r.loader,
         r.loader / r.trainer
@@ -244,7 +244,7 @@ fn pattern(depth: u32, positions: usize, kernel: Option<KernelKind>) -> Result<(
             nodes += engine.search(&rules, game)?.nodes;
         }
         let seconds = started.elapsed().as_secs_f64();
-        println!(
+        outln!(
             "pattern {:8} depth {depth}: {} positions, {nodes} nodes in {seconds:.2} s: {:.2} M nodes/s, {:.3} s per position",
             k.name(),
             games.len(),

@@ -23,7 +23,7 @@ fn export_to(model: &Path, out: &Path) -> Result<()> {
     let model = othello_net::resolve_model(model)?;
     let written = othello_train::export::export(&model, out)?;
     for path in [&written.safetensors, &written.onnx, &written.card, &written.examples, &written.examples_json] {
-        println!("{}", path.display());
+        outln!("{}", path.display());
     }
     Ok(())
 }

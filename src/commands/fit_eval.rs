@@ -76,7 +76,7 @@ fn fit_weights(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u32
         (fit::phase_errors(&weights, &held_out), fit::phase_errors(PatternWeights::builtin(), &held_out));
     for (phase, (new, old)) in new.iter().zip(&shipped).enumerate().filter(|(_, (new, _))| new.all.count > 0) {
         let (lo, hi) = (phase as u32 * PHASE_WIDTH, (phase as u32 + 1) * PHASE_WIDTH - 1);
-        println!(
+        outln!(
             "empties {lo:2}-{hi:2}: held-out error {:.2} discs (shipped weights {:.2}) on {} positions; \
              {:.2} ({:.2}) on the {} exactly labelled",
             new.all.rms(),
@@ -88,6 +88,6 @@ fn fit_weights(wthor: &[PathBuf], labels: Option<&Path>, out: &Path, epochs: u32
         );
     }
     othello_run::write_atomic(out, &weights.to_bytes()).with_context(|| format!("writing {}", out.display()))?;
-    println!("wrote {}", out.display());
+    outln!("wrote {}", out.display());
     Ok(())
 }

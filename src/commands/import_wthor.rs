@@ -28,7 +28,7 @@ fn import_files(files: &[PathBuf], run: &RunDir, games_per_shard: usize) -> Resu
     for skipped in &report.skipped {
         eprintln!("skipped {skipped}");
     }
-    println!(
+    outln!(
         "{} games, {} positions in {} shards in {} ({} games skipped)",
         report.games,
         report.positions,

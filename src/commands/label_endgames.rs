@@ -106,6 +106,6 @@ fn label_files(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> 
         bar.set_message(format!("{:.0} positions/s", (file.labels.len() - resumed_at) as f64 / secs));
     }
     bar.finish();
-    println!("{}: {} labels from {} games", out.display(), file.labels.len(), file.run.games_done);
+    outln!("{}: {} labels from {} games", out.display(), file.labels.len(), file.run.games_done);
     Ok(())
 }

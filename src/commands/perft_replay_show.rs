@@ -69,7 +69,7 @@ pub fn show_command(args: ShowArgs) -> Result<()> {
 
 pub fn perft(depth: u32, convention: Convention, rules: &Rules, kernel: Option<KernelKind>) -> Result<()> {
     let kernel = kernel.unwrap_or_else(KernelKind::best);
-    println!("{}", perft_with(kernel, rules, &rules.start_position(), depth, convention));
+    outln!("{}", perft_with(kernel, rules, &rules.start_position(), depth, convention));
     Ok(())
 }
 
@@ -184,19 +184,19 @@ fn read_input(file: Option<&Path>) -> Result<String> {
 pub fn show(text: &str, rules: Option<Rules>) -> Result<()> {
     let (pos, rules) = parse_position(text, rules)?;
     rules.check_position(&pos)?;
-    println!("{}", pos.pretty(rules.size, rules.legal_moves(&pos)));
+    outln!("{}", pos.pretty(rules.size, rules.legal_moves(&pos)));
     match rules.status(&pos) {
-        Status::Moves(m) => println!("legal moves: {}", m.square_list()),
-        Status::MustPass => println!("{} has no move and must pass", pos.side),
+        Status::Moves(m) => outln!("legal moves: {}", m.square_list()),
+        Status::MustPass => outln!("{} has no move and must pass", pos.side),
         Status::Over => {
             let o = rules.outcome(&pos);
             let result = match o.winner {
                 Some(c) => format!("{c} wins"),
                 None => "draw".into(),
             };
-            println!("game over: {}-{} ({result})", o.black, o.white);
+            outln!("game over: {}-{} ({result})", o.black, o.white);
         }
     }
-    println!("board: {}", pos.to_board_string(rules.size));
+    outln!("board: {}", pos.to_board_string(rules.size));
     Ok(())
 }

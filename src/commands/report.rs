@@ -90,7 +90,7 @@ impl Report {
                 let (lower, upper) = test.bounds();
                 eprintln!("pairs {pairs}  pentanomial {pentanomial:?}  LLR {llr:+.3} in ({lower:+.3}, {upper:+.3})");
             }
-            Event::SprtDecided { verdict } => println!("{verdict}"),
+            Event::SprtDecided { verdict } => outln!("{verdict}"),
             Event::Against { player, opponents } => eprintln!("{player}: against {}", opponents.join(", ")),
             Event::FinalPlayer { player } => eprintln!("the final player: {player}"),
             Event::Promoted { model, first: true } => eprintln!("gating: {} is the first best", model.display()),
@@ -215,13 +215,19 @@ fn print_table(fit: &Ratings) {
     let names: Vec<String> =
         fit.ratings.iter().map(|r| AgentSpec::external_label(&r.player).unwrap_or_else(|| r.player.clone())).collect();
     let width = names.iter().map(String::len).max().unwrap_or(6).max(6);
-    println!(
+    outln!(
         "{:>4}  {:<width$}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}",
-        "rank", "player", "Elo", "+-95%", "games", "score", "LOS next"
+        "rank",
+        "player",
+        "Elo",
+        "+-95%",
+        "games",
+        "score",
+        "LOS next"
     );
     for (i, r) in fit.ratings.iter().enumerate() {
         let los = fit.ratings.get(i + 1).and_then(|n| fit.likelihood_of_superiority(&r.player, &n.player));
-        println!(
+        outln!(
             "{:>4}  {:<width$}  {:>+7.1}  {:>6.1}  {:>6}  {:>5.1}%  {:>7}",
             i + 1,
             names[i],
@@ -235,7 +241,7 @@ fn print_table(fit: &Ratings) {
 }
 
 fn print_los(fit: &Ratings) {
-    println!("likelihood of superiority (row over column):");
+    outln!("likelihood of superiority (row over column):");
     for a in &fit.ratings {
         let cells: Vec<String> = fit
             .ratings
@@ -246,7 +252,7 @@ fn print_los(fit: &Ratings) {
                 None => String::new(),
             })
             .collect();
-        println!("{:<24} {}", a.player, cells.join(" "));
+        outln!("{:<24} {}", a.player, cells.join(" "));
     }
 }
 
@@ -254,14 +260,19 @@ fn print_los(fit: &Ratings) {
 pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_empties: u32) {
     let records = best_first(records);
     let width = records.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
-    println!("{counted} with a choice and at most {max_empties} empties, against the solver:");
-    println!(
+    outln!("{counted} with a choice and at most {max_empties} empties, against the solver:");
+    outln!(
         "{:<width$}  {:>9}  {:>8}  {:>11}  {:>11}  {:>9}",
-        "player", counted, "optimal", "95%", "result kept", "mean loss"
+        "player",
+        counted,
+        "optimal",
+        "95%",
+        "result kept",
+        "mean loss"
     );
     for OptimalMovesRow { player, report: r, .. } in records {
         let (low, high) = r.optimal_interval();
-        println!(
+        outln!(
             "{player:<width$}  {:>9}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
             r.positions,
             100.0 * r.optimal_rate(),
@@ -276,7 +287,7 @@ pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_emptie
 /// One line of a player's record against the solver.
 pub fn print_report(what: &str, report: &OptimalMovesReport) {
     let (low, high) = report.optimal_interval();
-    println!(
+    outln!(
         "{what}: optimal {:.1}% (95%: {:.1}-{:.1}), result kept {:.1}%, mean loss {:.2} +- {:.2} discs",
         100.0 * report.optimal_rate(),
         100.0 * low,

@@ -148,7 +148,7 @@ fn solve_text_or_file(text: &str, file: Option<&Path>, rules: Option<Rules>, opt
         n => format!("; {:.2} s elapsed on {n} threads", started.elapsed().as_secs_f64()),
     };
     let speed = nodes as f64 / seconds.max(1e-9) / 1e6;
-    println!(
+    outln!(
         "solved {solved}, errors {failed}, disagreeing with the file {mismatched}; \
          {nodes} nodes in {seconds:.2} s ({speed:.1} M nodes/s){wall}"
     );
@@ -201,7 +201,7 @@ impl FileReport<'_> {
             match line {
                 Err(e) => {
                     self.totals.failed += 1;
-                    println!("error: {}, {label}: {e:#}", self.file.display());
+                    outln!("error: {}, {label}: {e:#}", self.file.display());
                 }
                 Ok((_, problem)) => {
                     let Some(result) = results.get_mut(self.next_job).and_then(Option::take) else { return };
@@ -216,7 +216,7 @@ impl FileReport<'_> {
                         }
                         Err(e) => {
                             self.totals.failed += 1;
-                            println!("error: {}, {label}: {e}", self.file.display());
+                            outln!("error: {}, {label}: {e}", self.file.display());
                         }
                     }
                 }
@@ -252,12 +252,12 @@ fn print_solution(name: &str, s: &Solution, mode: Mode, problem: Option<&Problem
         }
         line.push_str(if ok { "  [agrees]" } else { "  [DISAGREES with the file]" });
     }
-    println!("{line}");
+    outln!("{line}");
     if !s.principal_variation.is_empty() {
-        println!("  pv {}", s.principal_variation.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "));
+        outln!("  pv {}", s.principal_variation.iter().map(|m| m.to_string()).collect::<Vec<_>>().join(" "));
     }
     for (mv, score) in &s.move_scores {
-        println!("  {mv} {score:+}");
+        outln!("  {mv} {score:+}");
     }
     ok
 }
