@@ -265,7 +265,7 @@ mod tests {
             ("[eval]\nevery = 0\n", "[eval] every = 0"),
             ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
             ("[eval]\nthreads = 2000\n", "[eval] threads = 2000 (expected at most 1024)"),
-            ("minutes = 1e300\n", "(expected 0 (no limit) to 525600 (a year))"),
+            ("minutes = 1e300\n", "minutes = 1e300 (expected 0 (no limit) to 525600 (a year))"),
             ("[eval]\nsimulations = 1000001\n", "[eval] simulations = 1000001"),
             ("[eval]\nsimulations = 0\n", "[eval] simulations = 0"),
             ("[eval]\nfinal_player_simulations = 0\n", "[eval] final_player_simulations = 0"),

@@ -49,10 +49,22 @@ pub fn spelled(value: f32) -> f64 {
     value.to_string().parse().unwrap_or(f64::NAN)
 }
 
+/// A number as a config would spell it: `1e300`, not its 301 digits.
+fn shown(value: f64) -> String {
+    let tiny = value != 0.0 && value.abs() < 1e-6;
+    if value.is_finite() && (value.abs() >= 1e15 || tiny) {
+        format!("{value:e}")
+    } else {
+        value.to_string()
+    }
+}
+
 /// Each number (key, value, range) within its range.
 pub fn check_numbers(section: &str, numbers: &[(&str, f64, Range)]) -> Result<(), String> {
     match numbers.iter().find(|(_, value, range)| !(range.within)(*value)) {
-        Some((key, value, range)) => Err(format!("{} = {value} (expected {})", named(section, key), range.expected)),
+        Some((key, value, range)) => {
+            Err(format!("{} = {} (expected {})", named(section, key), shown(*value), range.expected))
+        }
         None => Ok(()),
     }
 }
@@ -67,17 +79,18 @@ mod tests {
         assert_eq!(check_counts("[eval]", &[("games", 0, 10)]), Err("[eval] games = 0 (expected 1 or more)".into()));
         assert_eq!(check_counts("", &[("batch", 11, 10)]), Err("batch = 11 (expected at most 10)".into()));
         assert_eq!(check_numbers("", &[("rate", 0.5, SHARE), ("decay", 0.0, NOT_NEGATIVE)]), Ok(()));
-        for (value, range, words) in [
-            (f64::NAN, POSITIVE, "more than 0"),
-            (0.0, POSITIVE, "more than 0"),
-            (f64::INFINITY, NOT_NEGATIVE, "0 or more"),
-            (-1e-9, NOT_NEGATIVE, "0 or more"),
-            (1.5, SHARE, "0 to 1"),
-            (f64::NAN, SHARE, "0 to 1"),
-            (f64::NEG_INFINITY, FINITE, "a number"),
+        for (value, written, range, words) in [
+            (f64::NAN, "NaN", POSITIVE, "more than 0"),
+            (0.0, "0", POSITIVE, "more than 0"),
+            (f64::INFINITY, "inf", NOT_NEGATIVE, "0 or more"),
+            (-1e-9, "-1e-9", NOT_NEGATIVE, "0 or more"),
+            (-1e300, "-1e300", NOT_NEGATIVE, "0 or more"),
+            (1.5, "1.5", SHARE, "0 to 1"),
+            (f64::NAN, "NaN", SHARE, "0 to 1"),
+            (f64::NEG_INFINITY, "-inf", FINITE, "a number"),
         ] {
             let err = check_numbers("[s]", &[("ok", 1.0, FINITE), ("k", value, range)]).unwrap_err();
-            assert_eq!(err, format!("[s] k = {value} (expected {words})"));
+            assert_eq!(err, format!("[s] k = {written} (expected {words})"));
         }
         assert_eq!(check_numbers("", &[("k", spelled(1.1), SHARE)]), Err("k = 1.1 (expected 0 to 1)".into()));
         assert!(spelled(f32::NAN).is_nan() && spelled(f32::NEG_INFINITY) == f64::NEG_INFINITY);
