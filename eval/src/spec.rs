@@ -159,16 +159,17 @@ impl AgentSpec {
         spec.is_external().then(|| format!("{player} (external)"))
     }
 
-    /// Why the player cannot be made on this machine: a `grhino:` player without `cmd` when GRhino is not
-    /// installed.
+    /// Why an external engine's player cannot be made on this machine: its program is not there (for a `grhino:`
+    /// player without `cmd`, GRhino is not installed).
     pub fn missing_program(&self) -> Option<String> {
-        use crate::engine::grhino;
+        use crate::engine::{self, grhino};
         match &self.kind {
             AgentKind::Grhino { cmd: None, .. } if grhino::find().is_none() => Some(format!(
                 "GRhino's {} is neither on the PATH nor at {} (install Debian's grhino, or give cmd=)",
                 grhino::PROGRAM,
                 grhino::DEBIAN_PATH
             )),
+            AgentKind::Grhino { cmd: Some(cmd), .. } | AgentKind::Engine { cmd, .. } => engine::missing_program(cmd),
             _ => None,
         }
     }

@@ -84,16 +84,10 @@ impl EngineAgent {
     /// An engine run as `cmd` (words split on spaces, double quotes keep a word whole); nothing starts yet, but a
     /// program that is not there is an error now, not a forfeit in every game.
     pub fn new(name: String, cmd: &str, protocol: Protocol, limits: Limits) -> Result<EngineAgent, String> {
-        let command = split_command(cmd)?;
-        let Some(program) = command.first() else {
-            return Err("cmd is empty".into());
-        };
-        if find_program(program).is_none() {
-            return Err(match program.contains('/') {
-                true => format!("'{program}' is not an executable file"),
-                false => format!("'{program}' is not on the PATH"),
-            });
+        if let Some(problem) = missing_program(cmd) {
+            return Err(problem);
         }
+        let command = split_command(cmd)?;
         Ok(EngineAgent {
             name,
             command,
@@ -216,6 +210,21 @@ impl Agent for EngineAgent {
             self.note(&format!("{}: started again and told the game so far", fault.message));
         }
     }
+}
+
+/// Why `cmd` cannot start here: it is empty, does not split into words, or its program is not there.
+pub fn missing_program(cmd: &str) -> Option<String> {
+    let command = match split_command(cmd) {
+        Ok(command) => command,
+        Err(problem) => return Some(problem),
+    };
+    let Some(program) = command.first() else {
+        return Some("cmd is empty".into());
+    };
+    find_program(program).is_none().then(|| match program.contains('/') {
+        true => format!("'{program}' is not an executable file"),
+        false => format!("'{program}' is not on the PATH"),
+    })
 }
 
 /// The executable `program` names: itself where it holds a `/`, else the first on the PATH.

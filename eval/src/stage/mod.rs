@@ -83,13 +83,10 @@ pub struct EvaluateOptions<'a> {
 /// How often a watching evaluation looks for new checkpoints.
 const WATCH_POLL: Duration = Duration::from_secs(5);
 
-/// Rates a run's checkpoints (see the module's summary); returns when every checkpoint is rated, or never when
-/// watching.
-pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Result<(), StageError> {
-    let run = othello_run::RunDir::new(o.run);
-    // External rungs whose program is not installed here (GRhino's levels, say) are left out, with a warning.
-    let installed: Vec<String> = o
-        .ladder
+/// The ladder's rungs but the external engines whose program is not installed here (GRhino's levels, say), each
+/// left out with a warning.
+fn installed_rungs(ladder: &[String], on_event: &mut dyn FnMut(Event)) -> Vec<String> {
+    ladder
         .iter()
         .filter(|spec| match spec.parse::<AgentSpec>().ok().and_then(|s| s.missing_program()) {
             Some(why) => {
@@ -99,7 +96,14 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
             None => true,
         })
         .cloned()
-        .collect();
+        .collect()
+}
+
+/// Rates a run's checkpoints (see the module's summary); returns when every checkpoint is rated, or never when
+/// watching.
+pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Result<(), StageError> {
+    let run = othello_run::RunDir::new(o.run);
+    let installed = installed_rungs(o.ladder, on_event);
     let ladder = installed.as_slice();
     if ladder.is_empty() {
         return Err(StageError::NoLadder);
@@ -332,6 +336,29 @@ mod tests {
         assert_eq!(steps(checkpoints_to_rate(&models[..5], 3, true, &none[..5])), (vec![4, 3], true));
         assert_eq!(steps(checkpoints_to_rate(&models[..2], 3, true, &none[..2])), (vec![1, 0], false));
         assert_eq!(checkpoints_to_rate(&[], 3, true, &[]), (vec![], false));
+    }
+
+    /// A rung whose program is not there is left out with a warning that names it and why; the others stay, in
+    /// order, an installed engine among them.
+    #[test]
+    fn a_rung_whose_program_is_missing_is_left_out_with_a_warning() {
+        let ladder: Vec<String> = [
+            "random",
+            "engine:cmd=\"/nonexistent/edax -nboard\",protocol=nboard",
+            "engine:cmd=\"sh -c true\",protocol=gtp",
+            "greedy",
+        ]
+        .map(String::from)
+        .to_vec();
+        let mut warnings = vec![];
+        let kept = installed_rungs(&ladder, &mut |event| {
+            if let Event::Warning { message } = event {
+                warnings.push(message)
+            }
+        });
+        assert_eq!(kept, [&ladder[0], &ladder[2], &ladder[3]].map(String::clone));
+        assert_eq!(warnings.len(), 1, "{warnings:?}");
+        assert!(warnings[0].contains(&ladder[1]) && warnings[0].contains("/nonexistent/edax"), "{warnings:?}");
     }
 
     /// A checkpoint's player is found by its search, whole: another simulation count, Gumbel setting or value
