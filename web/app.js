@@ -117,19 +117,28 @@ function render() {
   const pos = current();
   const size = rules.size;
   const board = $('board');
-  board.style.gridTemplateColumns = `repeat(${size}, 1fr)`;
+  board.style.gridTemplateColumns = `1.2em repeat(${size}, 1fr)`;
+  board.style.gridTemplateRows = `1.2em repeat(${size}, 1fr)`;
   const state = status(rules, pos);
   const humanToMove = !game.thinking && state === 'moves' && pos.side === game.human;
   const legal = humanToMove ? legalMoves(rules, pos) : 0n;
   const last = game.moves.at(-1);
-  board.replaceChildren();
+  const label = (text) => {
+    const cell = document.createElement('div');
+    cell.className = 'label';
+    cell.textContent = text;
+    return cell;
+  };
+  board.replaceChildren(label(''), ...[...'abcdefgh'.slice(0, size)].map(label));
   for (let row = 0; row < size; row++) {
+    board.append(label(String(row + 1)));
     for (let col = 0; col < size; col++) {
       const sq = row * 8 + col;
       const bit = 1n << BigInt(sq);
       const cell = document.createElement('div');
       cell.className = 'cell';
       cell.dataset.square = squareName(sq);
+      cell.title = squareName(sq);
       if (legal & bit) cell.classList.add('legal');
       if (last === sq) cell.classList.add('last');
       const colour = blackDiscs(pos) & bit ? 'black' : whiteDiscs(pos) & bit ? 'white' : null;

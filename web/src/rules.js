@@ -234,15 +234,15 @@ export function outcome(rules, pos) {
   return { black, white, winner };
 }
 
-/** A transcript's moves: squares (`f5d6`, `f5 d6`, `F5-D6`) and passes (`pass`, `pa`, `ps`, `--`). */
+/** A transcript's moves: squares (`f5d6`, `f5 d6`, `F5-D6`, `1. f5 2. d6`) and passes (`pass`, `pa`, `ps`, `--`). */
 export function parseTranscript(text) {
   const moves = [];
-  const tokens = text.replace(/\d+\.\s/g, ' ').match(/pass|pa|ps|--|[a-h][1-8]|\S/gi) || [];
+  const tokens = text.match(/pass|pa|ps|--|[a-h][1-8]|\S/gi) || [];
   for (const token of tokens) {
     const lower = token.toLowerCase();
     if (['pass', 'pa', 'ps', '--'].includes(lower)) moves.push('pass');
     else if (/^[a-h][1-8]$/.test(lower)) moves.push(parseSquare(lower));
-    else if (!/[\s,;.\-]/.test(token)) throw new Error(`'${token}' is not a move`);
+    else if (!/[,;.\-0-9]/.test(token)) throw new Error(`'${token}' is not a move`); // move numbers, separators
   }
   return moves;
 }

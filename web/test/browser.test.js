@@ -80,7 +80,7 @@ function referenceScore(rules, transcript) {
 }
 
 async function openPage(query) {
-  const page = await browser.newPage({ viewport: { width: 1000, height: 700 } });
+  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
   const errors = [];
   page.on('pageerror', (e) => errors.push(e.message));
   await page.goto(`http://127.0.0.1:${server.address().port}/web/index.html${query}`);

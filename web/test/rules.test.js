@@ -64,6 +64,11 @@ test('a few thousand random games end with othello-zero\'s final discs', () => {
 
 test('bad input is refused with a reason', () => {
   const rules = parseRules('othello');
+  // Transcripts as othello-zero reads them: move numbers, separators, either case, passes written or left out.
+  const same = boardString(replay(rules, 'f5d6c3').at(-1), 8);
+  for (const text of ['f5 d6 c3', 'F5-D6-C3', '1. f5 2. d6 3. c3', '1.f5 2.d6 3.c3', 'f5,d6;c3']) {
+    assert.equal(boardString(replay(rules, text).at(-1), 8), same, text);
+  }
   assert.throws(() => replay(rules, 'f5 f5'), /move 2 \(f5\): f5 is not a legal move for white/);
   assert.throws(() => replay(rules, 'f5 pass'), /may not pass/);
   assert.throws(() => replay(rules, 'f5 z9'), /'z' is not a move/);
