@@ -89,8 +89,8 @@ async function advance() {
     if (pos.side === game.human) return render();
     game.thinking = true;
     render();
-    const simulations = Number($('simulations').value);
-    const result = await search(game.net, game.rules, pos, { simulations });
+    const options = { simulations: Number($('simulations').value), gumbel: Number($('root').value) };
+    const result = await search(game.net, game.rules, pos, options);
     if (generation !== game.generation) return; // a new game or an undo came meanwhile
     game.thinking = false;
     game.analysis = { ...result, side: pos.side };

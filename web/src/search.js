@@ -1,6 +1,8 @@
-// A PUCT tree search over the network, as othello-zero's `net:` player searches with `interior=puct`: AlphaZero's
-// child choice q + c * P * sqrt(N) / (1 + n), unvisited children at their parent's value less a first-play
-// reduction, exact values at the game's end, the most visited root move played.
+// A tree search over the network, as othello-zero's `net:` player searches: below the root AlphaZero's PUCT child
+// choice q + c * P * sqrt(N) / (1 + n), unvisited children at their parent's value less a first-play reduction,
+// exact values at the game's end. At the root either PUCT too, the most visited move played, or (`gumbel: K`) Gumbel
+// AlphaZero's noiseless root as the player's `gumbel=K`: the K moves of highest prior, the budget split between them
+// by sequential halving on prior plus sigma(completed value), the best survivor played.
 
 import { outcome, passed, playLegal, status } from './rules.js';
 import { PASS } from './network.js';
@@ -27,35 +29,80 @@ class Node {
 
 /**
  * Searches `pos` with `simulations` network evaluations (at least 1) and returns the move to play (a square, or
- * PASS), the root's children (move, prior, visits, q for the mover, best first), and the network's own root value
- * and margin.
+ * PASS), the root's children (move, prior, visits, q for the mover; the move first, then by visits), and the
+ * network's own root value and margin. `gumbel: K` chooses at the root by Gumbel AlphaZero over K moves.
  */
-export async function search(net, rules, pos, { simulations = 200, cPuct = 1.5, fpuReduction = 0.2 } = {}) {
+export async function search(net, rules, pos, { simulations = 200, gumbel = 0, cPuct = 1.5, fpuReduction = 0.2 } = {}) {
   const root = new Node(pos, 1);
   const [rootEval] = await net.evaluate([pos], rules);
   expand(root, rootEval, rules);
   backup([root], rootEval.value);
-  for (let i = 1; i < simulations; i++) {
-    const path = [root];
-    let node = root;
+  // One simulation: from `start`, PUCT down to a leaf, evaluated (or valued exactly at the end), backed up.
+  const simulate = async (path) => {
+    let node = path.at(-1);
     while (node.children && node.children.length) {
       node = select(node, cPuct, fpuReduction);
       path.push(node);
     }
-    const state = status(rules, node.pos);
     let value;
-    if (state === 'over') value = finalValue(rules, node.pos);
+    if (status(rules, node.pos) === 'over') value = finalValue(rules, node.pos);
     else {
       const [evaluation] = await net.evaluate([node.pos], rules);
       expand(node, evaluation, rules);
       value = evaluation.value;
     }
     backup(path, value);
-  }
+  };
+  let chosen;
+  if (gumbel > 0) chosen = await sequentialHalving(root, rootEval.value, simulations, gumbel, simulate);
+  else for (let i = 1; i < simulations; i++) await simulate([root]);
   const children = root.children
     .map(([move, child]) => ({ move, prior: child.prior, visits: child.visits, q: child.visits ? -child.q : null }))
-    .sort((a, b) => b.visits - a.visits || b.prior - a.prior);
+    .sort((a, b) => (b.move === chosen) - (a.move === chosen) || b.visits - a.visits || b.prior - a.prior);
   return { move: children[0].move, children, value: rootEval.value, margin: rootEval.margin };
+}
+
+/**
+ * Gumbel AlphaZero's root without noise (Danihelka et al., 2022), as othello-zero's player: the `considered` moves
+ * of highest prior, the simulations left split over rounds that each give every candidate an equal share of simulations
+ * through it, then keep the better half by log prior + sigma(completed value). Returns the chosen move.
+ */
+async function sequentialHalving(root, rootValue, simulations, considered, simulate) {
+  let budget = simulations - 1; // the root's own evaluation was the first
+  const logit = ([, child]) => Math.log(child.prior);
+  let candidates = [...root.children].sort((a, b) => logit(b) - logit(a));
+  candidates = candidates.slice(0, Math.max(1, Math.min(considered, candidates.length, budget)));
+  const rounds = Math.max(1, Math.ceil(Math.log2(candidates.length)));
+  for (let round = 0; round < rounds; round++) {
+    const n = candidates.length;
+    const per = Math.max(1, Math.floor(simulations / (rounds * n)));
+    const spend = Math.min(round + 1 === rounds ? Math.max(per, Math.floor(budget / n)) : per, Math.floor(budget / n));
+    if (spend === 0) break;
+    budget -= spend * n;
+    for (const [, child] of candidates) for (let i = 0; i < spend; i++) await simulate([root, child]);
+    if (n > 1) {
+      const score = rootScores(root, rootValue);
+      candidates.sort((a, b) => logit(b) + score(b[1]) - (logit(a) + score(a[1])));
+      candidates = candidates.slice(0, Math.ceil(n / 2));
+    }
+  }
+  return candidates[0][0];
+}
+
+/**
+ * sigma of each root child's completed value for the root's mover: its mean where visited, else the root's
+ * v_mix (the network's value mixed with the visited children's prior-weighted mean); sigma(q) = (50 + max
+ * visits) * (q + 1) / 2, Gumbel's c_visit 50 and c_scale 1 on values in [-1, 1].
+ */
+function rootScores(root, rootValue) {
+  const children = root.children.map(([, child]) => child);
+  const visits = children.reduce((n, c) => n + c.visits, 0);
+  const visited = children.filter((c) => c.visits);
+  const priorSum = visited.reduce((p, c) => p + c.prior, 0);
+  const weighted = visited.reduce((q, c) => q + c.prior * -c.q, 0);
+  const mixed = visited.length ? (rootValue + (visits * weighted) / priorSum) / (1 + visits) : rootValue;
+  const most = Math.max(...children.map((c) => c.visits));
+  return (child) => ((50 + most) * ((child.visits ? -child.q : mixed) + 1)) / 2;
 }
 
 function expand(node, evaluation, rules) {

@@ -104,6 +104,7 @@ test('a whole game as black against the shipped 8x8 network ends with the right 
 
 test('the 6x6 export by its URL, as white, with undo and new game', async () => {
   const { page, errors } = await openPage('?model=../networks/othello-6x6/export/');
+  await page.selectOption('#root', '0'); // PUCT here, Gumbel (the default) in the 8x8 game
   await page.selectOption('#colour', 'white');
   await page.waitForFunction(() => window.othelloZero.state().status === 'your-move' && window.othelloZero.state().transcript !== '');
   const first = await state(page);

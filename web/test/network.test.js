@@ -81,14 +81,31 @@ test('the search plays a move that keeps the exact result where few empties are 
     new Map(block.trim().split('\n').filter((l) => /^\s*[a-h][1-8] /.test(l)).map((l) => l.trim().split(/\s+/)).map(([m, s]) => [m, Number(s)])));
   assert.equal(scores.length, cases.length);
   for (const [i, pos] of cases.entries()) {
-    const result = await search(net, rules, pos, { simulations: 800 });
-    const best = Math.max(...scores[i].values());
-    const played = scores[i].get(squareName(result.move));
-    assert.equal(Math.sign(played), Math.sign(best), `${boardString(pos, 8)}: ${squareName(result.move)} ${played}, best ${best}`);
-    assert.equal(result.children.reduce((n, c) => n + c.visits, 0), 800 - 1);
+    for (const gumbel of [0, 16]) {
+      const result = await search(net, rules, pos, { simulations: 800, gumbel });
+      const best = Math.max(...scores[i].values());
+      const played = scores[i].get(squareName(result.move));
+      const line = `${boardString(pos, 8)}, gumbel ${gumbel}: ${squareName(result.move)} ${played}, best ${best}`;
+      assert.equal(Math.sign(played), Math.sign(best), line);
+      assert.ok(result.children.reduce((n, c) => n + c.visits, 0) <= 800 - 1, line);
+    }
   }
   // From the start, a legal move.
   const start = await search(net, rules, startPosition(rules), { simulations: 50 });
   assert.ok(squares(legalMoves(rules, startPosition(rules))).includes(start.move));
   assert.ok(playLegal(rules, startPosition(rules), start.move));
+});
+
+test('Gumbel\'s sequential halving keeps to its simulations and spends most of them', async () => {
+  const dir = exports.find((d) => readJson(join(d, 'model-card.json')).rules === 'othello,8x8');
+  const card = readJson(join(dir, 'model-card.json'));
+  const net = await Network.fromBytes(ort, card, readFileSync(join(dir, 'model.onnx')));
+  const pos = replay(net.rules, 'f5d6c3d3c4f4').at(-1);
+  // The same budgets as othello-zero's own test of its Gumbel root (search/src/halving.rs).
+  for (const [simulations, gumbel] of [[1, 8], [2, 8], [4, 16], [8, 16], [16, 8], [32, 32], [50, 7], [200, 16]]) {
+    const result = await search(net, net.rules, pos, { simulations, gumbel });
+    const spent = 1 + result.children.reduce((n, c) => n + c.visits, 0);
+    assert.ok(spent <= simulations && 2 * spent >= simulations, `${simulations} simulations, ${gumbel}: ${spent} spent`);
+    assert.ok(squares(legalMoves(net.rules, pos)).includes(result.move));
+  }
 });
