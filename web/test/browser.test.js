@@ -2,45 +2,16 @@
 // the network answers; whole games against a random clicker end with the score othello-zero's own rules give.
 
 import assert from 'node:assert/strict';
-import { createReadStream, existsSync, statSync } from 'node:fs';
-import { createServer } from 'node:http';
-import { extname, join, normalize } from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { chromium } from 'playwright-core';
+import { launchChromium, othelloZero, random, REPO, serve } from './helpers.js';
 
-import { othelloZero, random, REPO } from './helpers.js';
-
-const TYPES = {
-  '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
-  '.json': 'application/json', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream', '.png': 'image/png',
-};
-
-/** A static file server over the repository, as `python3 -m http.server` serves it. */
-function serve(root) {
-  const server = createServer((request, response) => {
-    const path = normalize(join(root, decodeURIComponent(new URL(request.url, 'http://x').pathname)));
-    if (!path.startsWith(root) || !existsSync(path) || !statSync(path).isFile()) {
-      response.writeHead(404).end();
-      return;
-    }
-    response.writeHead(200, { 'content-type': TYPES[extname(path)] || 'application/octet-stream' });
-    createReadStream(path).pipe(response);
-  });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
-}
-
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 let server;
 let browser;
 
 before(async () => {
   server = await serve(REPO);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
-      '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
 });
 
 after(async () => {

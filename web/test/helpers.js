@@ -1,10 +1,13 @@
-// What the tests share: the othello-zero binary (the reference the JavaScript is checked against), a seeded random
-// number generator and random games.
+// What the tests and benchmarks share: the othello-zero binary (the reference the JavaScript is checked against), a
+// seeded random number generator and random games, a static file server and headless Chromium.
 
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { createReadStream, existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
+
+import { chromium } from 'playwright-core';
 
 import { legalMoves, passed, playLegal, squareName, squares, startPosition, status } from '../src/rules.js';
 
@@ -65,3 +68,31 @@ export function shippedExports() {
 }
 
 export const readJson = (path) => JSON.parse(readFileSync(path, 'utf8'));
+
+const TYPES = {
+  '.html': 'text/html', '.js': 'text/javascript', '.mjs': 'text/javascript', '.css': 'text/css',
+  '.json': 'application/json', '.wasm': 'application/wasm', '.onnx': 'application/octet-stream', '.png': 'image/png',
+};
+
+/** A static file server over the repository, as `python3 -m http.server` serves it. */
+export function serve(root) {
+  const server = createServer((request, response) => {
+    const path = normalize(join(root, decodeURIComponent(new URL(request.url, 'http://x').pathname)));
+    if (!path.startsWith(root) || !existsSync(path) || !statSync(path).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { 'content-type': TYPES[extname(path)] || 'application/octet-stream' });
+    createReadStream(path).pipe(response);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+/** Debian's Chromium (or CHROMIUM), headless, without the background traffic a closed network refuses. */
+export function launchChromium() {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+      '--disable-component-update', '--disable-sync'],
+  });
+}

@@ -1,0 +1,18 @@
+// The timing both benchmarks share, in Node.js and in the browser alike.
+
+import { search } from '../src/index.js';
+
+/** Times `search` on each position, for each root; one line each. */
+export async function timeSearches(net, rules, positions, simulations, now) {
+  const lines = [];
+  for (const gumbel of [0, 16]) {
+    const start = now();
+    for (const pos of positions) await search(net, rules, pos, { simulations, gumbel });
+    const seconds = (now() - start) / 1000;
+    const root = gumbel ? `Gumbel over ${gumbel}` : 'PUCT';
+    const rate = Math.round((positions.length * simulations) / seconds);
+    const each = (seconds / positions.length).toFixed(3);
+    lines.push(`${root}: ${positions.length} searches of ${simulations} simulations in ${seconds.toFixed(2)} s: ${rate} simulations/s, ${each} s a move`);
+  }
+  return lines;
+}
