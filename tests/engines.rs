@@ -107,6 +107,20 @@ fn an_engine_over_its_time_for_the_game_forfeits() {
     }
 }
 
+/// An engine's start-up is not on the game's clock: one that takes 1.5 s to start, with a second for the whole game
+/// and five to start, plays its games to the end.
+#[test]
+fn an_engines_start_up_is_not_on_its_clock() {
+    let scratch = temp_run("engine-startup");
+    let exe = env!("CARGO_BIN_EXE_othello-zero");
+    let slow_start = script(scratch.path(), "slow-start", &format!("sleep 1.5\nexec {exe} gtp --agent greedy"));
+    let engine = format!("engine:cmd=\"{slow_start}\",protocol=gtp,startup=5,total=1");
+    arena(&scratch.path().join("arena"), "1", &[&engine, "random"]);
+    let rows = rows(&scratch.path().join("arena"));
+    assert_eq!(rows.len(), 2);
+    assert!(rows.iter().all(|r| r[8] == "normal"), "{rows:?}");
+}
+
 /// A program that is not there stops the arena before any game, naming it.
 #[test]
 fn a_missing_program_is_refused_before_any_game() {

@@ -52,9 +52,9 @@ const MAX_RESTARTS: u32 = 2;
 pub struct Limits {
     /// For one move.
     pub move_time: Duration,
-    /// More for the first move of a process, to start.
+    /// More for the first move of a process, to start; up to this much of that move is not on the game's clock.
     pub startup_time: Duration,
-    /// For all its moves of a game together, where set (a GTP engine is told its clock).
+    /// For all its moves of a game together, where set (a GTP engine is told its clock), start-ups aside.
     pub game_time: Option<Duration>,
 }
 
@@ -194,9 +194,12 @@ impl Agent for EngineAgent {
         }
         self.asked = game.moves().to_vec();
         loop {
-            let started = Instant::now();
+            let (started, starts_process) = (Instant::now(), self.process.is_none());
             let result = self.ask(game);
-            self.used += started.elapsed();
+            // A process's start-up (its `startup=` allowance, loading its tables, say) is not the game's time: a
+            // restart after a crash costs the game's clock no more than the first start did.
+            let spent = started.elapsed();
+            self.used += if starts_process { spent.saturating_sub(self.limits.startup_time) } else { spent };
             let fault = match result {
                 Ok(mv) => return Ok(mv),
                 Err(fault) => fault,
