@@ -30,9 +30,20 @@ class Node {
 /**
  * Searches `pos` with `simulations` network evaluations (at least 1) and returns the move to play (a square, or
  * PASS), the root's children (move, prior, visits, q for the mover; the move first, then by visits), and the
- * network's own root value and margin. `gumbel: K` chooses at the root by Gumbel AlphaZero over K moves.
+ * network's own root value and margin. `gumbel: K` chooses at the root by Gumbel AlphaZero over K moves;
+ * `yieldMs: T` lets the event loop run every T ms (a page stays responsive).
  */
-export async function search(net, rules, pos, { simulations = 200, gumbel = 0, cPuct = 1.5, fpuReduction = 0.2 } = {}) {
+export async function search(net, rules, pos, options = {}) {
+  const { simulations = 200, gumbel = 0, cPuct = 1.5, fpuReduction = 0.2, yieldMs = null } = options;
+  // ONNX Runtime's answers come as microtasks: without a macrotask now and then, a page could not paint or take a
+  // click until the search ends. `yieldMs` gives the event loop a turn that often.
+  let lastYield = performance.now();
+  const breathe = async () => {
+    if (yieldMs !== null && performance.now() - lastYield >= yieldMs) {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      lastYield = performance.now();
+    }
+  };
   const root = new Node(pos, 1);
   const [rootEval] = await net.evaluate([pos], rules);
   expand(root, rootEval, rules);
@@ -52,6 +63,7 @@ export async function search(net, rules, pos, { simulations = 200, gumbel = 0, c
       value = evaluation.value;
     }
     backup(path, value);
+    await breathe();
   };
   let chosen;
   if (gumbel > 0) chosen = await sequentialHalving(root, rootEval.value, simulations, gumbel, simulate);

@@ -99,5 +99,13 @@ test('the 6x6 export by its URL, as white, with undo and new game', async () => 
   assert.match(await page.textContent('#status'), new RegExp(`, ${black}-${white}\\.`));
   await page.click('#new-game');
   await page.waitForFunction(() => window.othelloZero.state().transcript.split(' ').length === 1);
+  // Black chosen while the network thinks on its first move: its search is dropped, the person's game begins.
+  await page.selectOption('#simulations', '3200');
+  await page.click('#new-game');
+  // The page answers while the network thinks (the search gives the event loop turns).
+  assert.equal((await state(page)).status, 'thinking');
+  await page.selectOption('#colour', 'black');
+  await page.waitForFunction(() => window.othelloZero.state().status === 'your-move', null, { timeout: 60_000 });
+  assert.equal((await state(page)).transcript, '');
   assert.deepEqual(errors, []);
 });
