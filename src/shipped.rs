@@ -17,22 +17,23 @@ struct Shipped {
     weights: &'static [u8],
 }
 
+/// A shipped network from its directory's name: its checkpoint's files are read from there.
+macro_rules! shipped {
+    ($name:literal, rules: $rules:literal, search: $search:literal) => {
+        Shipped {
+            name: $name,
+            rules: $rules,
+            search: $search,
+            sidecar: include_bytes!(concat!("../networks/", $name, "/model.json")),
+            weights: include_bytes!(concat!("../networks/", $name, "/model.bpk")),
+        }
+    };
+}
+
 /// Strongest first for each rules.
 const SHIPPED: [Shipped; 2] = [
-    Shipped {
-        name: "othello-8x8",
-        rules: "othello",
-        search: "sims=16384,gumbel=16",
-        sidecar: include_bytes!("../networks/othello-8x8/model.json"),
-        weights: include_bytes!("../networks/othello-8x8/model.bpk"),
-    },
-    Shipped {
-        name: "othello-6x6",
-        rules: "othello,6x6",
-        search: "sims=16384,gumbel=8,score=4",
-        sidecar: include_bytes!("../networks/othello-6x6/model.json"),
-        weights: include_bytes!("../networks/othello-6x6/model.bpk"),
-    },
+    shipped!("othello-8x8", rules: "othello", search: "sims=16384,gumbel=16"),
+    shipped!("othello-6x6", rules: "othello,6x6", search: "sims=16384,gumbel=8,score=4"),
 ];
 
 /// The spec of the strongest shipped network for `rules`, with its search.
@@ -57,11 +58,7 @@ fn model_file(network: &Shipped) -> Result<PathBuf> {
         .map(PathBuf::from)
         .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")))
         .unwrap_or_else(std::env::temp_dir);
-    // FNV-1a over both files.
-    let hash = [network.sidecar, network.weights]
-        .concat()
-        .iter()
-        .fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ *b as u64).wrapping_mul(0x0000_0100_0000_01b3));
+    let hash = othello_run::fnv1a_bytes(&[network.sidecar, network.weights].concat());
     let dir = cache.join("othello-zero").join(format!("{}-{hash:016x}", network.name));
     let model = dir.join("model.json");
     if !model.exists() {

@@ -18,7 +18,7 @@ pub mod run_dir;
 pub mod shard;
 
 pub use atomic::{temp_path, write_atomic};
-pub use fnv::fnv1a;
+pub use fnv::{fnv1a, fnv1a_bytes};
 pub use game_record::{GameRecord, PositionRecord};
 pub use run_dir::RunDir;
 pub use shard::{read_shards, Provenance, Shard, ShardError};
