@@ -29,6 +29,7 @@ use crate::square::{Move, Square};
 use crate::stability::stable_discs;
 use crate::transposition::{Entries, Entry, Table};
 
+mod ordering;
 mod root;
 mod search;
 mod split;

@@ -84,10 +84,10 @@ impl EngineAgent {
     /// An engine run as `cmd` (words split on spaces, double quotes keep a word whole); nothing starts yet, but a
     /// program that is not there is an error now, not a forfeit in every game.
     pub fn new(name: String, cmd: &str, protocol: Protocol, limits: Limits) -> Result<EngineAgent, String> {
-        if let Some(problem) = missing_program(cmd) {
+        let command = split_command(cmd)?;
+        if let Some(problem) = missing_program_of(&command) {
             return Err(problem);
         }
-        let command = split_command(cmd)?;
         Ok(EngineAgent {
             name,
             command,
@@ -217,10 +217,11 @@ impl Agent for EngineAgent {
 
 /// Why `cmd` cannot start here: it is empty, does not split into words, or its program is not there.
 pub fn missing_program(cmd: &str) -> Option<String> {
-    let command = match split_command(cmd) {
-        Ok(command) => command,
-        Err(problem) => return Some(problem),
-    };
+    split_command(cmd).map_or_else(Some, |command| missing_program_of(&command))
+}
+
+/// Why the command split into `command` cannot start here: it is empty or its program is not there.
+fn missing_program_of(command: &[String]) -> Option<String> {
     let Some(program) = command.first() else {
         return Some("cmd is empty".into());
     };

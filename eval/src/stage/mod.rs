@@ -339,24 +339,29 @@ mod tests {
     }
 
     /// A rung whose program is not there is left out with a warning that names it and why; the others stay, in
-    /// order, an installed engine among them.
+    /// order, installed engines among them (GRhino's program in a folder whose name has a space, as one word).
     #[test]
     fn a_rung_whose_program_is_missing_is_left_out_with_a_warning() {
-        let ladder: Vec<String> = [
-            "random",
-            "engine:cmd=\"/nonexistent/edax -nboard\",protocol=nboard",
-            "engine:cmd=\"sh -c true\",protocol=gtp",
-            "greedy",
-        ]
-        .map(String::from)
-        .to_vec();
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = tempfile::tempdir().unwrap();
+        let program = scratch.path().join("my engines").join("gtp-rhino");
+        std::fs::create_dir(program.parent().unwrap()).unwrap();
+        std::fs::write(&program, "#!/bin/sh\n").unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let ladder: Vec<String> = vec![
+            "random".into(),
+            "engine:cmd=\"/nonexistent/edax -nboard\",protocol=nboard".into(),
+            "engine:cmd=\"sh -c true\",protocol=gtp".into(),
+            format!("grhino:level=2,cmd=\"{}\"", program.display()),
+            "greedy".into(),
+        ];
         let mut warnings = vec![];
         let kept = installed_rungs(&ladder, &mut |event| {
             if let Event::Warning { message } = event {
                 warnings.push(message)
             }
         });
-        assert_eq!(kept, [&ladder[0], &ladder[2], &ladder[3]].map(String::clone));
+        assert_eq!(kept, [&ladder[0], &ladder[2], &ladder[3], &ladder[4]].map(String::clone));
         assert_eq!(warnings.len(), 1, "{warnings:?}");
         assert!(warnings[0].contains(&ladder[1]) && warnings[0].contains("/nonexistent/edax"), "{warnings:?}");
     }
