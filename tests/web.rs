@@ -63,3 +63,22 @@ fn the_web_frontend_passes_its_tests() {
         assert!(report.contains(name), "no test named '{name}' ran:\n{report}");
     }
 }
+
+/// Every npm package in the lock file runs on Debian bookworm's Node.js (18.20.4), the one the tests install where
+/// Node.js is missing, as package.json's `engines` promises (playwright-core needs Node.js 20 from 1.62 on).
+#[test]
+fn every_npm_package_runs_on_debians_nodejs() {
+    let lock = Path::new(env!("CARGO_MANIFEST_DIR")).join("web/package-lock.json");
+    let lock: serde_json::Value = serde_json::from_slice(&std::fs::read(lock).unwrap()).unwrap();
+    let debian = semver::Version::new(18, 20, 4);
+    let mut ranges = 0;
+    for (name, package) in lock["packages"].as_object().unwrap() {
+        if let Some(range) = package["engines"]["node"].as_str() {
+            let required =
+                semver::VersionReq::parse(range).unwrap_or_else(|e| panic!("{name}: engines.node {range:?}: {e}"));
+            assert!(required.matches(&debian), "{name:?} needs Node.js {range}; Debian's is {debian}");
+            ranges += 1;
+        }
+    }
+    assert!(ranges > 1, "{ranges} Node.js ranges in the lock file");
+}
