@@ -41,9 +41,13 @@ pub fn python_env() -> PathBuf {
     let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-venv");
     let python = venv.join("bin").join("python3");
-    if !python.exists() {
-        let made = Command::new("python3").args(["-m", "venv"]).arg(&venv).status();
-        assert!(made.is_ok_and(|s| s.success()), "python3 -m venv {} failed", venv.display());
+    if !venv.join("bin").join("pip").exists() {
+        // Debian's python3 makes a whole environment only with its python3-venv package (ensurepip); without it,
+        // `venv` fails and leaves one with no pip behind, which --clear makes again.
+        let make =
+            || Command::new("python3").args(["-m", "venv", "--clear"]).arg(&venv).status().is_ok_and(|s| s.success());
+        let made = make() || (apt_install("python3-venv") && make());
+        assert!(made, "python3 -m venv {} failed, and apt-get could not install python3-venv", venv.display());
     }
     let wanted = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join("requirements.txt");
     let installed = venv.join("requirements.txt");
