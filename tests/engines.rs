@@ -1,6 +1,6 @@
 //! The arena against a real engine, GRhino (Debian's `grhino`, installed when missing): every game played to its
 //! end, forced passes included; a crash answered by a restart; an engine's clock for the game; its standard error
-//! in the arena's log.
+//! in the arena's log; a run's ladder with its levels.
 
 use std::path::Path;
 
@@ -151,4 +151,50 @@ fn an_nboard_engines_status_and_node_counts_are_passed_over() {
     let played = rows(&out);
     assert_eq!(played.len(), 2);
     assert!(played.iter().all(|r| r[8] == "normal"), "{played:?}");
+}
+
+/// A run's evaluation stage with GRhino's levels on its ladder (as the 8x8 configs have them): the checkpoint
+/// meets a level, every game ends normally, and the ratings table, its JSON and its picture mark GRhino's rungs as
+/// external and no other player.
+#[test]
+fn a_runs_ladder_rates_its_checkpoint_against_grhino() {
+    let program = grhino();
+    let scratch = temp_run("grhino-ladder");
+    let run = scratch.path().join("run");
+    let dir = othello_run::RunDir::new(&run);
+    let models = dir.models();
+    std::fs::create_dir_all(&models).unwrap();
+    let networks = Path::new(env!("CARGO_MANIFEST_DIR")).join("networks/othello-8x8");
+    for ext in ["json", "bpk"] {
+        std::fs::copy(networks.join(format!("model.{ext}")), models.join(format!("model-000000000.{ext}"))).unwrap();
+    }
+    // The 8x8 CPU config, without the solver's questions and the final player: the ladder is what is tested.
+    let cpu = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/8x8-cpu.toml")).unwrap();
+    let config = ["optimal_moves_empties = ", "final_player_simulations = "].iter().fold(cpu, |text, key| {
+        assert!(text.contains(key), "configs/8x8-cpu.toml has no {key}");
+        text.replace(key, &format!("# {key}"))
+    });
+    let config_path = scratch.path().join("8x8.toml");
+    std::fs::write(&config_path, config).unwrap();
+    let levels = [1, 2].map(|level| format!("grhino:level={level},cmd=\"{}\"", program.display()));
+    let out = bin()
+        .args(["evaluate", "--run", run.to_str().unwrap(), "--config", config_path.to_str().unwrap()])
+        .args(["--games", "2", "--sims", "8", "--threads", "2", "--ladder", "greedy", &levels[0], &levels[1]])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let eval = dir.eval();
+    let played = rows(&eval);
+    assert!(played.iter().all(|r| r[8] == "normal"), "{played:?}");
+    let met = |rung: &str| played.iter().any(|r| r[2] == rung || r[3] == rung);
+    assert!(levels.iter().any(|level| met(level)), "no game against GRhino: {played:?}");
+    let table: Vec<&str> = stdout.lines().filter(|l| l.contains("grhino:") || l.contains("greedy")).collect();
+    for line in &table {
+        assert_eq!(line.contains("(external)"), line.contains("grhino:"), "{stdout}");
+    }
+    let ratings = std::fs::read_to_string(eval.join("ratings.json")).unwrap();
+    assert!(levels.iter().filter(|l| met(l)).all(|l| ratings.contains(&l.replace('"', "\\\""))), "{ratings}");
+    let svg = std::fs::read_to_string(eval.join("ratings.svg")).unwrap();
+    assert!(svg.contains("(external)"), "GRhino's rung is not marked in the picture");
 }
