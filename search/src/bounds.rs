@@ -48,10 +48,10 @@ impl Tree {
 mod tests {
     use super::*;
     use crate::config::MctsConfig;
-    use crate::evaluator::UniformEvaluator;
+    use crate::evaluator::{Evaluation, Evaluator, UniformEvaluator};
     use crate::testing::{quiet, random_endgames, rng};
     use crate::value::utility;
-    use othello_core::{Game, Rules};
+    use othello_core::{Game, Position, Rules, Square, Status};
 
     /// Terminal positions carry their exact value: a finished game is a certain win for the side with more discs.
     #[test]
@@ -62,6 +62,37 @@ mod tests {
         tree.search(&mut UniformEvaluator, 400, 4);
         assert_eq!(tree.choose_move(0.0), Some(Move::Play("g5".parse().unwrap())));
         assert!(tree.root_value() > 0.5, "{}", tree.root_value());
+    }
+
+    /// A move that ends the game is exact as soon as its parent is expanded, however little the prior makes of it:
+    /// with the wipe-out g5 given no prior at all, two simulations (PUCT) or two considered moves (Gumbel, which
+    /// ranks root moves by prior) play g5; with the result alone as the utility they prove the root won.
+    #[test]
+    fn a_move_that_ends_the_game_is_exact_before_it_is_visited() {
+        struct HidesTheWipeOut;
+        impl Evaluator for HidesTheWipeOut {
+            fn evaluate(&mut self, _rules: &Rules, positions: &[Position], out: &mut Vec<Evaluation>) {
+                let mut blind = Evaluation::default();
+                blind.policy["g5".parse::<Square>().unwrap().index()] = 0.0;
+                out.clear();
+                out.resize(positions.len(), blind);
+            }
+        }
+        let rules = Rules::othello();
+        let g = Game::from_transcript(rules, "e6 f4 e3 d6 c5 f6 e7 f5").unwrap();
+        let g5 = Move::Play("g5".parse().unwrap());
+        let after = rules.play(g.position(), g5).unwrap();
+        assert!(matches!(rules.status(&after), Status::Over) && after.white().count() == 0);
+        for w in [0.0, 0.25] {
+            let config = MctsConfig { score_utility: w, ..quiet() };
+            let proven = (w == 0.0).then_some(1.0);
+            let mut puct = Tree::new(rules, *g.position(), config.clone(), rng(7));
+            puct.search(&mut HidesTheWipeOut, 2, 1);
+            assert_eq!((puct.choose_move(0.0), puct.root_proven()), (Some(g5), proven), "PUCT, w {w}");
+            let mut gumbel = Tree::new(rules, *g.position(), config, rng(7));
+            assert_eq!(gumbel.gumbel_search(&mut HidesTheWipeOut, 2, 1, 2), Some(g5), "Gumbel, w {w}");
+            assert_eq!(gumbel.root_proven(), proven, "Gumbel, w {w}");
+        }
     }
 
     /// A search that has seen the lines of an endgame that matter proves its root: the proof is the solver's exact

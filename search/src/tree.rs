@@ -184,10 +184,7 @@ impl Tree {
                     let node = &mut self.nodes[id as usize];
                     match self.rules.status(&node.pos) {
                         Status::Over => {
-                            let margin = self.rules.outcome(&node.pos).margin_for(node.pos.side);
-                            let v = utility(&self.rules, &self.config, margin.signum() as f32, margin as f32);
-                            let node = &mut self.nodes[id as usize];
-                            (node.state, node.pessimistic, node.optimistic) = (State::Terminal, -v, -v);
+                            let v = self.settle_finished(id);
                             self.backup(&path, v, false);
                             self.tighten_bounds(&path);
                             return Select::Terminal;
@@ -244,6 +241,20 @@ impl Tree {
         node.first_child = first;
         node.children = count;
         node.state = State::Expanded;
+        // A move that ends the game (a wipe-out, the last empty filled) is exact at once, before any walk enters
+        // it: a low prior then no longer hides a game won or lost on the spot.
+        let mut finished = false;
+        for child in first..first + count {
+            if matches!(self.rules.status(&self.nodes[child as usize].pos), Status::Over) {
+                self.settle_finished(child);
+                finished = true;
+            }
+        }
+        if finished {
+            let mut path = leaf.path.clone();
+            path.push(first);
+            self.tighten_bounds(&path);
+        }
         if id == ROOT && self.config.root_noise {
             self.add_root_noise();
         }
@@ -252,6 +263,16 @@ impl Tree {
         let utility = utility(&self.rules, &self.config, value, margin);
         self.nodes[id as usize].network_value = -utility;
         self.backup(&leaf.path, utility, true);
+    }
+
+    /// Marks node `id`, a finished game, terminal with its exact utility as both bounds; returns that utility for
+    /// its side to move.
+    fn settle_finished(&mut self, id: u32) -> f32 {
+        let node = &mut self.nodes[id as usize];
+        let margin = self.rules.outcome(&node.pos).margin_for(node.pos.side);
+        let v = utility(&self.rules, &self.config, margin.signum() as f32, margin as f32);
+        (node.state, node.pessimistic, node.optimistic) = (State::Terminal, -v, -v);
+        v
     }
 
     /// `value` is for the leaf's side to move; each node stores it for the player who moved into it.
