@@ -2,7 +2,10 @@
 // choice q + c * P * sqrt(N) / (1 + n), unvisited children at their parent's value less a first-play reduction,
 // exact values at the game's end. At the root either PUCT too, the most visited move played, or (`gumbel: K`) Gumbel
 // AlphaZero's noiseless root as the player's `gumbel=K`: the K moves of highest prior, the budget split between them
-// by sequential halving on prior plus sigma(completed value), the best survivor played.
+// by sequential halving on prior plus sigma(completed value), the best survivor played. As othello-zero's search,
+// a move that ends the game is valued exactly as soon as its parent is expanded, and a node whose result is known
+// (a move of it wins at once, or every move's result is known) passes it up: a wipe-out counts though its prior
+// is nil.
 
 import { outcome, passed, playLegal, status } from './rules.js';
 import { PASS } from './network.js';
@@ -20,6 +23,7 @@ class Node {
     this.visits = 0;
     this.valueSum = 0; // from the view of this node's side to move
     this.children = null; // [move, Node][] once expanded
+    this.exact = null; // the known result for this node's side to move (1, 0, -1), once known
   }
 
   get q() {
@@ -48,26 +52,32 @@ export async function search(net, rules, pos, options = {}) {
   const [rootEval] = await net.evaluate([pos], rules);
   expand(root, rootEval, rules);
   backup([root], rootEval.value);
+  settle([root]);
   // One simulation: from `start`, PUCT down to a leaf, evaluated (or valued exactly at the end), backed up.
   const simulate = async (path) => {
     let node = path.at(-1);
-    while (node.children && node.children.length) {
+    while (node.exact === null && node.children && node.children.length) {
       node = select(node, cPuct, fpuReduction);
       path.push(node);
     }
     let value;
-    if (status(rules, node.pos) === 'over') value = finalValue(rules, node.pos);
+    if (node.exact !== null) value = node.exact;
+    else if (status(rules, node.pos) === 'over') value = node.exact = finalValue(rules, node.pos);
     else {
       const [evaluation] = await net.evaluate([node.pos], rules);
       expand(node, evaluation, rules);
       value = evaluation.value;
     }
     backup(path, value);
+    settle(path);
     await breathe();
   };
   let chosen;
   if (gumbel > 0) chosen = await sequentialHalving(root, rootEval.value, simulations, gumbel, simulate);
   else for (let i = 1; i < simulations; i++) await simulate([root]);
+  // A move known to win is played, whatever was chosen.
+  const winning = root.children.find(([, child]) => child.exact === -1);
+  if (winning) chosen = winning[0];
   const children = root.children
     .map(([move, child]) => ({ move, prior: child.prior, visits: child.visits, q: child.visits ? -child.q : null }))
     .sort((a, b) => (b.move === chosen) - (a.move === chosen) || b.visits - a.visits || b.prior - a.prior);
@@ -120,18 +130,39 @@ function rootScores(root, rootValue) {
 function expand(node, evaluation, rules) {
   node.children = [...evaluation.priors].map(([move, prior]) => {
     const next = move === PASS ? passed(node.pos) : playLegal(rules, node.pos, move);
-    return [move, new Node(next, prior)];
+    const child = new Node(next, prior);
+    if (status(rules, next) === 'over') child.exact = finalValue(rules, next);
+    return [move, child];
   });
 }
 
+/**
+ * From the end of `path` up, each expanded node's result where its children make it known: a win where a move
+ * leaves the opponent lost, otherwise the best result once every move's is known.
+ */
+function settle(path) {
+  for (let i = path.length - 1; i >= 0; i--) {
+    const node = path[i];
+    if (node.exact !== null || !node.children || !node.children.length) continue;
+    const results = node.children.map(([, child]) => child.exact);
+    if (results.includes(-1)) node.exact = 1;
+    else if (results.every((r) => r !== null)) node.exact = Math.max(...results.map((r) => -r));
+    else return;
+  }
+}
+
 function select(node, cPuct, fpuReduction) {
+  // A move that wins at once is taken; one known to lose is left while another is open.
+  const winning = node.children.find(([, child]) => child.exact === -1);
+  if (winning) return winning[1];
+  const open = node.children.filter(([, child]) => child.exact !== 1);
   const sqrtN = Math.sqrt(Math.max(node.visits, 1));
   let visitedPrior = 0;
   for (const [, child] of node.children) if (child.visits) visitedPrior += child.prior;
   const fpu = node.q - fpuReduction * Math.sqrt(visitedPrior);
   let best = null;
   let bestScore = -Infinity;
-  for (const [, child] of node.children) {
+  for (const [, child] of open.length ? open : node.children) {
     const q = child.visits ? -child.q : fpu;
     const score = q + (cPuct * child.prior * sqrtN) / (1 + child.visits);
     if (score > bestScore) [best, bestScore] = [child, score];

@@ -11,7 +11,7 @@ import * as ort from 'onnxruntime-node';
 import { encode, PLANES } from '../src/planes.js';
 import { Network, PASS } from '../src/network.js';
 import { search } from '../src/search.js';
-import { boardString, legalMoves, parseRules, popcount, playLegal, replay, squareName, squares, startPosition } from '../src/rules.js';
+import { boardString, legalMoves, parseRules, popcount, playLegal, replay, squareName, squares, startPosition, status } from '../src/rules.js';
 import { othelloZero, random, randomGame, readJson, shippedExports } from './helpers.js';
 
 const exports = shippedExports();
@@ -94,6 +94,31 @@ test('the search plays a move that keeps the exact result where few empties are 
   const start = await search(net, rules, startPosition(rules), { simulations: 50 });
   assert.ok(squares(legalMoves(rules, startPosition(rules))).includes(start.move));
   assert.ok(playLegal(rules, startPosition(rules), start.move));
+});
+
+test('a move that ends the game is played though the network gives it no prior', async () => {
+  const rules = parseRules('othello,8x8');
+  const pos = replay(rules, 'e6f4e3d6c5f6e7f5').at(-1);
+  const g5 = squares(legalMoves(rules, pos)).find((sq) => squareName(sq) === 'g5');
+  // By the rules, g5 takes white's last discs: the game ends there, won by black.
+  const after = playLegal(rules, pos, g5);
+  assert.equal(status(rules, after), 'over');
+  assert.equal(popcount(after.player), 0);
+  // A network blind to it: a uniform prior over the other moves, g5 nil, every value 0.
+  const blind = {
+    async evaluate(positions) {
+      return positions.map((p) => {
+        const legal = squares(legalMoves(rules, p));
+        const others = legal.filter((sq) => p !== pos || sq !== g5);
+        const priors = new Map(legal.length ? legal.map((sq) => [sq, others.includes(sq) ? 1 / others.length : 0]) : [[PASS, 1]]);
+        return { priors, value: 0, margin: 0 };
+      });
+    },
+  };
+  for (const gumbel of [0, 2]) {
+    const result = await search(blind, rules, pos, { simulations: 2, gumbel });
+    assert.equal(squareName(result.move), 'g5', `gumbel ${gumbel}`);
+  }
 });
 
 test('Gumbel\'s sequential halving keeps to its simulations and spends most of them', async () => {
