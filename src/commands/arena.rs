@@ -66,8 +66,9 @@ impl MatchArgs {
 ///   net:model=M,sims=N[,gumbel[=K]][,score=W][,qscale=C][,qrescale][,interior=puct|gumbel][,cpuct=C][,fpu=F]
 ///   [,device=D] (the network with its search; M a checkpoint or a run directory);
 ///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,depth=N][,time=S][,startup=S][,total=S] (an external
-///   engine: S seconds a move, default 10 (GRhino its level's pace), startup seconds more for its first, default
-///   20, total seconds a game; an NBoard engine searches depth plies, default 60; a crash restarts it, its
+///   engine: S seconds a move, default 10 (GRhino its level's pace), over once spent both on the wall clock and
+///   on the processor, a silent engine's at 10 times S on the wall clock; startup seconds more for its first,
+///   default 20; total seconds a game; an NBoard engine searches depth plies, default 60; a crash restarts it, its
 ///   standard error goes to OUT/engines.log, misbehaviour forfeits);
 ///   grhino:level=N[,cmd=PROGRAM][,time=S][,startup=S][,total=S] (Debian's GRhino, levels 1-5, 8x8 only);
 ///   +endgameK after any of them: perfect play from K empties.

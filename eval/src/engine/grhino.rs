@@ -24,12 +24,10 @@ pub fn command(program: &str, level: u32) -> String {
     format!("\"{program}\" -l {level}")
 }
 
-/// A move's time at `level` when the spec gives none: the level's own pace with room to spare on a loaded machine
-/// (docs/BENCHMARKS.md), where a run's evaluation plays it at a lower priority than self-play and the trainer.
+/// A move's time at `level` when the spec gives none: the level's own pace with room to spare (docs/BENCHMARKS.md).
 /// Levels 1 to 3 answer within a tenth of a second on average, 4 within a second, but one midgame position took
-/// level 4 half a minute on a busy machine, and more than a minute at that priority. Level 5 solves exactly from 18
-/// empties with a full window, GRhino's clock ignored: one such move took 15.5 minutes of a core, so its limit is an
-/// hour.
+/// level 4 half a minute on a busy machine. Level 5 solves exactly from 18 empties with a full window, GRhino's
+/// clock ignored: one such move took 15.5 minutes of a core, so its limit is an hour.
 pub fn move_time(level: u32) -> Duration {
     Duration::from_secs(match level {
         ..=3 => 60,

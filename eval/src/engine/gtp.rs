@@ -2,10 +2,9 @@
 //! `genmove`. A forced pass is told as `play COLOUR pass`; an engine that refuses that (GRhino and other Othello
 //! engines pass for the side without moves themselves) hears of no pass again, only the moves.
 
-use std::time::Instant;
-
 use othello_core::{Color, Game, Move};
 
+use super::clock::MoveClock;
 use super::process::{Fault, ENGINE_TEXT};
 use super::{clip, parse_move, EngineAgent};
 
@@ -17,11 +16,11 @@ pub(super) enum Reply {
 
 impl EngineAgent {
     /// A GTP command's reply; a malformed one is a fault.
-    fn gtp(&mut self, command: &str, deadline: Instant) -> Result<Reply, Fault> {
+    fn gtp(&mut self, command: &str, clock: &mut MoveClock) -> Result<Reply, Fault> {
         let process = self.process()?;
         process.send(command)?;
         loop {
-            let line = process.receive(deadline)?;
+            let line = process.receive(clock)?;
             let line = line.trim();
             if line.is_empty() {
                 continue;
@@ -35,27 +34,27 @@ impl EngineAgent {
                 return Err(Fault::new(format!("malformed reply to '{command}': '{}'", clip(line, ENGINE_TEXT))));
             };
             // The empty line that ends every reply.
-            process.receive(deadline)?;
+            process.receive(clock)?;
             return Ok(reply);
         }
     }
 
     /// A command the engine must carry out: a refusal is a fault.
-    fn gtp_done(&mut self, command: &str, deadline: Instant) -> Result<String, Fault> {
-        match self.gtp(command, deadline)? {
+    fn gtp_done(&mut self, command: &str, clock: &mut MoveClock) -> Result<String, Fault> {
+        match self.gtp(command, clock)? {
             Reply::Done(text) => Ok(text),
             Reply::Refused(why) => Err(Fault::new(format!("refused '{command}': {}", clip(&why, ENGINE_TEXT)))),
         }
     }
 
-    pub(super) fn gtp_move(&mut self, game: &Game, deadline: Instant) -> Result<Move, Fault> {
+    pub(super) fn gtp_move(&mut self, game: &Game, clock: &mut MoveClock) -> Result<Move, Fault> {
         let history = game.moves();
         if self.told.is_empty() || !history.starts_with(&self.told) {
-            self.gtp_done(&format!("boardsize {}", game.rules.size), deadline)?;
-            self.gtp_done("clear_board", deadline)?;
+            self.gtp_done(&format!("boardsize {}", game.rules.size), clock)?;
+            self.gtp_done("clear_board", clock)?;
             if let Some(total) = self.limits.game_time {
                 // The clock, where the engine keeps one (a refusal is no fault: the limit holds anyway).
-                self.gtp(&format!("time_settings {} 0 0", total.as_secs()), deadline)?;
+                self.gtp(&format!("time_settings {} 0 0", total.as_secs()), clock)?;
             }
             self.told.clear();
         }
@@ -66,13 +65,13 @@ impl EngineAgent {
             match mv {
                 Move::Pass if self.passes_implicit => {}
                 Move::Pass => {
-                    if let Reply::Refused(_) = self.gtp(&format!("play {colour} pass"), deadline)? {
+                    if let Reply::Refused(_) = self.gtp(&format!("play {colour} pass"), clock)? {
                         self.passes_implicit = true;
                         self.note("refused a pass: told the moves without passes from now on");
                     }
                 }
                 Move::Play(sq) => {
-                    self.gtp_done(&format!("play {colour} {sq}"), deadline)?;
+                    self.gtp_done(&format!("play {colour} {sq}"), clock)?;
                 }
             }
             replay.push(mv).map_err(|e| Fault::new(e.to_string()))?;
@@ -80,9 +79,9 @@ impl EngineAgent {
         self.told = history.to_vec();
         let colour = color_name(game.position().side);
         if let Some(left) = self.time_left() {
-            self.gtp(&format!("time_left {colour} {} 0", left.as_secs()), deadline)?;
+            self.gtp(&format!("time_left {colour} {} 0", left.as_secs()), clock)?;
         }
-        let reply = self.gtp_done(&format!("genmove {colour}"), deadline)?;
+        let reply = self.gtp_done(&format!("genmove {colour}"), clock)?;
         if reply.eq_ignore_ascii_case("resign") {
             return Err(Fault::new("resigned"));
         }

@@ -1,11 +1,12 @@
 //! An external program as a player (`engine:cmd="...",protocol=nboard|gtp`, or a named one such as
 //! `grhino:level=3`): spoken to over its standard input and output, one process per game, started at its first
 //! move. A well-behaved engine plays every game to its end: a forced pass is told the way it takes, its time is
-//! the one its spec gives (a move's, and a game's in all), what it prints on standard error goes to the arena's
-//! log, and a program that crashes is started again and told the game so far. What is its own fault (no reply
-//! within its time, a reply that does not parse, an illegal move, a flood of output, crashing again and again)
-//! is an error the arena records as a forfeit.
+//! the one its spec gives (a move's, and a game's in all), counted so that a busy machine is not its fault
+//! ([`clock`]), what it prints on standard error goes to the arena's log, and a program that crashes is started
+//! again and told the game so far. What is its own fault (no reply within its time, a reply that does not parse,
+//! an illegal move, a flood of output, crashing again and again) is an error the arena records as a forfeit.
 
+mod clock;
 pub mod grhino;
 mod gtp;
 mod nboard;
@@ -16,6 +17,7 @@ use std::time::{Duration, Instant};
 
 use othello_core::{Game, Move, Rules};
 
+use clock::MoveClock;
 pub use process::StderrLog;
 use process::{Fault, Process};
 
@@ -149,24 +151,36 @@ impl EngineAgent {
         self.limits.game_time.map(|total| total.saturating_sub(self.used))
     }
 
-    fn ask(&mut self, game: &Game) -> Result<Move, Fault> {
+    /// The engine's move, and the time it took by the game's clock.
+    fn ask(&mut self, game: &Game) -> (Result<Move, Fault>, Duration) {
         let mut time = self.limits.move_time;
         if let Some(left) = self.time_left() {
             if left.is_zero() {
-                return Err(Fault::new("over its time for the game"));
+                return (Err(Fault::new("over its time for the game")), Duration::ZERO);
             }
             time = time.min(left);
         }
-        let mut deadline = Instant::now() + time;
-        if self.process.is_none() {
-            self.start()?;
-            deadline += self.limits.startup_time;
+        // A fresh program's processor time starts at zero, its start-up included.
+        let fresh = self.process.is_none();
+        let started = Instant::now();
+        if fresh {
+            if let Err(fault) = self.start() {
+                return (Err(fault), started.elapsed());
+            }
+            time += self.limits.startup_time;
         }
-        self.process()?.new_move();
-        match self.protocol {
-            Protocol::Gtp => self.gtp_move(game, deadline),
-            Protocol::Nboard => self.nboard_move(game, deadline),
-        }
+        let Some(process) = self.process.as_mut() else {
+            return (Err(Fault::new("not started")), started.elapsed());
+        };
+        process.new_move();
+        let cpu = process.cpu_time().map(|cpu| if fresh { Duration::ZERO } else { cpu });
+        let mut clock = MoveClock::start(time, cpu);
+        let result = match self.protocol {
+            Protocol::Gtp => self.gtp_move(game, &mut clock),
+            Protocol::Nboard => self.nboard_move(game, &mut clock),
+        };
+        let cpu = self.process.as_ref().and_then(Process::cpu_time);
+        (result, clock.spent(cpu))
     }
 }
 
@@ -194,11 +208,10 @@ impl Agent for EngineAgent {
         }
         self.asked = game.moves().to_vec();
         loop {
-            let (started, starts_process) = (Instant::now(), self.process.is_none());
-            let result = self.ask(game);
+            let starts_process = self.process.is_none();
+            let (result, spent) = self.ask(game);
             // A process's start-up (its `startup=` allowance, loading its tables, say) is not the game's time: a
             // restart after a crash costs the game's clock no more than the first start did.
-            let spent = started.elapsed();
             self.used += if starts_process { spent.saturating_sub(self.limits.startup_time) } else { spent };
             let fault = match result {
                 Ok(mv) => return Ok(mv),
@@ -339,6 +352,38 @@ mod tests {
         let (err, took) = first_move_failure("sh -c 'while :; do printf xxxxxxxx; done'", Protocol::Nboard, 60);
         assert!(err.contains("longer than"), "{err}");
         assert!(took < Duration::from_secs(30), "{took:?}");
+    }
+
+    /// A GTP engine (a shell script in `dir`) that does `work` before it answers `genmove` with d3.
+    fn gtp_engine_that(dir: &Path, work: &str, move_time: Duration) -> EngineAgent {
+        let script = dir.join(format!("engine-{}.sh", work.len()));
+        let text = format!(
+            "while read -r c; do case \"$c\" in genmove*) {work}; printf '= d3\\n\\n';; *) printf '= \\n\\n';; esac; done"
+        );
+        std::fs::write(&script, text).unwrap();
+        let limits = Limits { move_time, startup_time: Duration::ZERO, game_time: None };
+        EngineAgent::new("e".into(), &format!("sh {}", script.display()), Protocol::Gtp, limits).unwrap()
+    }
+
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn an_engine_waiting_for_a_processor_keeps_its_move_and_one_spending_it_loses() {
+        let dir = tempfile::tempdir().unwrap();
+        let game = Game::new(othello_core::Rules::othello());
+        // Three times its time on the wall clock, none of it on the processor (a busy machine looks the same).
+        let mut waits = gtp_engine_that(dir.path(), "sleep 1.5", Duration::from_millis(500));
+        assert_eq!(waits.select_move(&game).unwrap(), parse_move("d3").unwrap());
+        // Processor time spent by a program it started.
+        let burn = "timeout 5 sh -c 'while :; do :; done'";
+        let mut burns = gtp_engine_that(dir.path(), burn, Duration::from_millis(500));
+        let err = burns.select_move(&game).unwrap_err().to_string();
+        assert!(err.contains("of processor time"), "{err}");
+        // A hang: the wall clock ends it at ten times its time.
+        let started = Instant::now();
+        let mut hangs = gtp_engine_that(dir.path(), "sleep 60", Duration::from_millis(200));
+        let err = hangs.select_move(&game).unwrap_err().to_string();
+        assert!(err.contains("no move within 2.0 s on the wall clock"), "{err}");
+        assert!(started.elapsed() < Duration::from_secs(5), "{:?}", started.elapsed());
     }
 
     #[test]

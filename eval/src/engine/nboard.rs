@@ -2,11 +2,10 @@
 //! with `ping`, then `go`; of what the engine prints (status, node counts, search lines), only the `===` move
 //! counts.
 
-use std::time::Instant;
-
 use othello_core::ggf::GgfGame;
 use othello_core::{Game, Move};
 
+use super::clock::MoveClock;
 use super::process::{Fault, ENGINE_TEXT};
 use super::{clip, parse_move, EngineAgent};
 
@@ -19,7 +18,7 @@ impl EngineAgent {
         process.send(&format!("set depth {depth}"))
     }
 
-    pub(super) fn nboard_move(&mut self, game: &Game, deadline: Instant) -> Result<Move, Fault> {
+    pub(super) fn nboard_move(&mut self, game: &Game, clock: &mut MoveClock) -> Result<Move, Fault> {
         let record = GgfGame::from_game(game, "?", "?").to_ggf();
         self.pings += 1;
         let ping = self.pings;
@@ -28,14 +27,14 @@ impl EngineAgent {
         process.send(&format!("ping {ping}"))?;
         // Replies before the pong belong to earlier commands.
         loop {
-            let line = process.receive(deadline)?;
+            let line = process.receive(clock)?;
             if line.trim() == format!("pong {ping}") {
                 break;
             }
         }
         process.send("go")?;
         loop {
-            let line = process.receive(deadline)?;
+            let line = process.receive(clock)?;
             let Some(rest) = line.trim().strip_prefix("===") else { continue };
             // `=== F5/1.5/0.2` (the protocol) or `=== f5 1.50 0.2` (Edax).
             let word = rest.trim().split(['/', ' ']).next().unwrap_or("");

@@ -9,7 +9,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::time::{Duration, Instant};
+
+use super::clock::{MoveClock, Reading};
 
 /// The longest line an engine may print; a longer one is an error, so that an engine without newlines cannot
 /// fill the memory.
@@ -133,32 +135,41 @@ impl Process {
         sent.map_err(|e| self.crashed(format!("crashed or closed its pipe (writing '{line}': {e})")))
     }
 
-    /// The next line from the engine before `deadline`: lines that keep coming do not stretch it.
-    pub fn receive(&mut self, deadline: Instant) -> Result<String, Fault> {
-        let now = Instant::now();
-        if now >= deadline {
-            return Err(Fault::new("over its time: no move"));
-        }
+    /// The processor time the program has taken so far (None where the system does not tell it).
+    pub fn cpu_time(&self) -> Option<Duration> {
+        super::clock::cpu_time(self.child.id())
+    }
+
+    /// The next line from the engine within its time: lines that keep coming do not stretch it.
+    pub fn receive(&mut self, clock: &mut MoveClock) -> Result<String, Fault> {
         self.lines_this_move += 1;
         if self.lines_this_move > MAX_LINES_PER_MOVE {
             return Err(Fault::new(format!("flooded its output: over {MAX_LINES_PER_MOVE} lines for one move")));
         }
-        match self.lines.recv_timeout(deadline - now) {
-            Ok(Ok(line)) => Ok(line),
-            Ok(Err(problem)) => Err(Fault::new(problem)),
-            Err(RecvTimeoutError::Timeout) => Err(Fault::new("over its time: no reply")),
-            Err(RecvTimeoutError::Disconnected) => Err(self.crashed("crashed or closed its pipe".into())),
+        loop {
+            let wait = match clock.read(|| self.cpu_time()) {
+                Reading::Within(wait) => wait,
+                Reading::Over(why) => return Err(Fault::new(why)),
+            };
+            match self.lines.recv_timeout(wait) {
+                Ok(Ok(line)) => return Ok(line),
+                Ok(Err(problem)) => return Err(Fault::new(problem)),
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Err(self.crashed("crashed or closed its pipe".into()));
+                }
+            }
         }
     }
 
     /// A crash's fault, with how the program ended and its last words on standard error.
     fn crashed(&mut self, what: String) -> Fault {
         // The reader sees the pipe close as the program exits: a moment later its status is known.
-        let deadline = Instant::now() + std::time::Duration::from_millis(200);
+        let deadline = Instant::now() + Duration::from_millis(200);
         let status = loop {
             match self.child.try_wait() {
                 Ok(Some(status)) => break Some(status),
-                Ok(None) if Instant::now() < deadline => std::thread::sleep(std::time::Duration::from_millis(5)),
+                Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(5)),
                 _ => break None,
             }
         };

@@ -63,7 +63,8 @@ pub enum AgentKind {
 
 /// An external engine's time in seconds, each left out for its default: `time` a move (GRhino's level's own pace,
 /// whether named `grhino:` or run by `engine:`; other engines 10), `startup` more for its first move (20), `total`
-/// for all its moves of a game (none).
+/// for all its moves of a game (none). A move is over its time once it has taken it both on the wall clock and on
+/// the processor (`engine::clock`).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct EngineTime {
     pub time: Option<f64>,
