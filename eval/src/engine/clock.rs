@@ -83,12 +83,17 @@ fn judge(limit: Duration, wall: Duration, cpu: Option<Duration>) -> Reading {
         )),
         // Its processor time grows no faster than the wall clock on each of the machine's processors.
         Some(cpu) => {
-            let processors = std::thread::available_parallelism().map_or(1, |n| n.get()) as u32;
-            let soonest = (limit - cpu) / processors;
+            let soonest = (limit - cpu) / processors();
             // Not `clamp`: the backstop may be nearer than the shortest wait.
             Reading::Within(soonest.max(Duration::from_millis(10)).min(backstop - wall))
         }
     }
+}
+
+/// The machine's processors, asked once: the answer reads the process's cgroup files, and the clock is read often.
+fn processors() -> u32 {
+    static PROCESSORS: std::sync::OnceLock<u32> = std::sync::OnceLock::new();
+    *PROCESSORS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get() as u32))
 }
 
 /// The processor time the program `pid` has taken, with its threads and the programs it started (those that still

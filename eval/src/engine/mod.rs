@@ -169,8 +169,9 @@ impl EngineAgent {
             }
             time += self.limits.startup_time;
         }
-        let Some(process) = self.process.as_mut() else {
-            return (Err(Fault::new("not started")), started.elapsed());
+        let process = match self.process() {
+            Ok(process) => process,
+            Err(fault) => return (Err(fault), started.elapsed()),
         };
         process.new_move();
         let cpu = process.cpu_time().map(|cpu| if fresh { Duration::ZERO } else { cpu });
