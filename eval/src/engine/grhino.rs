@@ -25,15 +25,16 @@ pub fn command(program: &str, level: u32) -> String {
 }
 
 /// A move's time at `level` when the spec gives none: the level's own pace with room to spare (docs/BENCHMARKS.md).
-/// Levels 1 to 3 answer within a tenth of a second on average, 4 within a second, but one midgame position took
-/// level 4 half a minute on a busy machine. Level 5 solves exactly from 18 empties with a full window, GRhino's
-/// clock ignored: one such move took 15.5 minutes of a core, so its limit is an hour.
+/// Levels 1 to 3 answer within a tenth of a second on average and 4 within a second; the slowest level-4 move seen
+/// took 18.8 s of processor time (the engine's clock counts the processor, so a busy machine does not matter).
+/// Level 5 solves exactly from 18 empties with a full window, GRhino's clock ignored: one such move took 15.5
+/// minutes of a core, so its limit is an hour.
 pub fn move_time(level: u32) -> Duration {
-    Duration::from_secs(match level {
-        ..=3 => 60,
-        4 => 600,
-        _ => 3600,
-    })
+    match level {
+        ..=3 => super::DEFAULT_MOVE_TIME,
+        4 => Duration::from_secs(60),
+        _ => Duration::from_secs(3600),
+    }
 }
 
 /// The level a command line runs GRhino at (`-l N`, `-lN`, `--level=N`, `--level N`; 3 where none is given), or
