@@ -5,6 +5,7 @@ mod output;
 mod commands;
 mod flags;
 mod input;
+mod progress;
 mod run_config;
 mod shipped;
 

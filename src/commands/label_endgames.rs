@@ -5,10 +5,11 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::pattern::label::{label_game, Label, LabelFile, LabelRun};
 use othello_core::solve::Solver;
 use othello_core::wthor::WthorGame;
+
+use crate::progress::ProgressDisplay;
 
 /// Solve the positions of WTHOR games with few empties exactly, as labels for `fit-eval --labels`.
 ///
@@ -71,10 +72,8 @@ fn label_files(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> 
     };
     let mut solvers: Vec<Solver> = (0..threads).map(|_| Solver::new()).collect();
     let empties = run.min_empties as u32..=run.max_empties as u32;
-    let bar = ProgressBar::new(selected.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} games  {msg}  ETA {eta}").expect("a valid template"),
-    );
-    bar.set_position(file.run.games_done);
+    let mut display = ProgressDisplay::new(Some(selected.len() as u64), "games");
+    display.set(file.run.games_done, None, "");
     let (started, resumed_at) = (Instant::now(), file.labels.len());
     for round in selected[file.run.games_done.min(selected.len() as u64) as usize..].chunks(ROUND * threads) {
         let labelled: Vec<Vec<Label>> = std::thread::scope(|scope| {
@@ -101,11 +100,11 @@ fn label_files(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> 
         file.labels.extend(labelled.into_iter().flatten());
         file.run.games_done += round.len() as u64;
         othello_run::write_atomic(out, &file.to_bytes()).with_context(|| format!("writing {}", out.display()))?;
-        bar.set_position(file.run.games_done);
         let secs = started.elapsed().as_secs_f64().max(1e-9);
-        bar.set_message(format!("{:.0} positions/s", (file.labels.len() - resumed_at) as f64 / secs));
+        let per_second = (file.labels.len() - resumed_at) as f64 / secs;
+        display.set(file.run.games_done, None, &format!("{per_second:.0} positions/s"));
     }
-    bar.finish();
+    display.finish();
     outln!("{}: {} labels from {} games", out.display(), file.labels.len(), file.run.games_done);
     Ok(())
 }

@@ -4,10 +4,11 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::Rules;
 use othello_eval::openings::{balanced, searchable, to_text, Valuation};
 use othello_run::atomic::write_atomic;
+
+use crate::progress::ProgressDisplay;
 
 /// Write a balanced openings file.
 ///
@@ -58,22 +59,13 @@ pub struct OpeningsOptions<'a> {
 fn write_openings(o: OpeningsOptions) -> Result<()> {
     let OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out } = o;
     let valuation = if searchable(&rules) { Valuation::Search(depth) } else { Valuation::Exact(seconds) };
-    let bar = ProgressBar::new(0).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} positions valued  {per_sec}  ETA {eta}")
-            .expect("a valid template"),
-    );
-    let (started, mut last_line) = (std::time::Instant::now(), std::time::Instant::now());
+    let mut display = ProgressDisplay::new(Some(0), "positions valued");
+    let started = std::time::Instant::now();
     let found = balanced(&rules, plies, max_value, valuation, sample, |done, total| {
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        // Without a terminal, a plain line every 30 s.
-        if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
-            let rate = done as f64 / started.elapsed().as_secs_f64();
-            eprintln!("{done}/{total} positions valued, {rate:.1}/s, ETA {:.0} s", (total - done) as f64 / rate);
-            last_line = std::time::Instant::now();
-        }
+        let per_second = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        display.set(done as u64, Some(total as u64), &format!("{per_second:.1}/s"));
     });
-    bar.finish_and_clear();
+    display.clear();
     let sampled = sample.map_or(String::new(), |n| format!(" --sample {n}"));
     let how = match valuation {
         Valuation::Search(d) => format!(

@@ -3,9 +3,8 @@
 //! against the solver to TensorBoard where a log directory is given.
 
 use std::path::PathBuf;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_eval::events::Event;
 use othello_eval::optimal_moves::fixed::best_first;
 use othello_eval::optimal_moves::OptimalMovesRow;
@@ -14,16 +13,14 @@ use othello_eval::{AgentSpec, OptimalMovesReport};
 use othello_train::log::EventWriter;
 
 use super::plural;
+use crate::progress::{rate, ProgressDisplay};
 
 /// How many of the leading players the progress line names.
 const LEADERS_SHOWN: usize = 3;
-/// How often a plain progress line is printed where standard error is not a terminal.
-const PLAIN_LINE_EVERY: Duration = Duration::from_secs(30);
 
 /// The printer of [`Event`]s; [`Report::finish`] returns the first TensorBoard error, if any.
 pub struct Report {
-    bar: Option<ProgressBar>,
-    last_line: Instant,
+    bar: Option<ProgressDisplay>,
     started: Instant,
     /// Print the likelihood of superiority with each ratings table.
     pub los: bool,
@@ -34,15 +31,7 @@ pub struct Report {
 
 impl Report {
     pub fn new() -> Report {
-        Report {
-            bar: None,
-            last_line: Instant::now(),
-            started: Instant::now(),
-            los: false,
-            log_dir: None,
-            log: None,
-            failure: None,
-        }
+        Report { bar: None, started: Instant::now(), los: false, log_dir: None, log: None, failure: None }
     }
 
     /// Also writes the checkpoints' Elo and rate against the solver at their steps, in a TensorBoard event file in
@@ -66,12 +55,11 @@ impl Report {
                     results.display(),
                     plural(threads)
                 );
-                self.start_bar(to_play, "{bar:30} {pos}/{len} games  {msg}  ETA {eta}");
+                self.start_bar(to_play, "games");
             }
             Event::Games { done, total, per_second, standings } => {
                 let leaders = standings.map_or(String::new(), leaders);
-                let message = format!("{per_second:.2} games/s  {leaders}");
-                self.progress(done, total, || format!("{done}/{total} games, {message}"), Some(&message));
+                self.progress(done, total, &format!("{}  {leaders}", rate(per_second, "games")));
             }
             Event::GamesDone { played, seconds } => {
                 self.clear_bar();
@@ -99,28 +87,28 @@ impl Report {
                 self.log(&[("elo", elo as f32), ("elo_interval95", interval95 as f32)], step);
             }
             Event::Solving { done: 0, total, threads } => {
-                self.start_bar(total, "{bar:30} {pos}/{len} positions solved  ETA {eta}");
-                if self.bar.as_ref().is_some_and(|b| b.is_hidden()) {
+                self.start_bar(total, "positions solved");
+                if self.bar.as_ref().is_some_and(ProgressDisplay::is_hidden) {
                     eprintln!("solving {total} positions on {threads} thread{}", plural(threads));
                 }
             }
             Event::Solving { done, total, .. } => {
-                self.progress(done, total, || format!("{done}/{total} positions solved"), None);
+                self.progress(done, total, "");
                 if done == total {
-                    if self.bar.as_ref().is_some_and(|b| b.is_hidden()) {
+                    if self.bar.as_ref().is_some_and(ProgressDisplay::is_hidden) {
                         eprintln!("solved in {:.1} s", self.started.elapsed().as_secs_f64());
                     }
                     self.clear_bar();
                 }
             }
             Event::Asking { players, positions, done: 0, total } => {
-                self.start_bar(total, "{bar:30} {pos}/{len} positions asked  ETA {eta}");
-                if self.bar.as_ref().is_some_and(|b| b.is_hidden()) {
+                self.start_bar(total, "positions asked");
+                if self.bar.as_ref().is_some_and(ProgressDisplay::is_hidden) {
                     eprintln!("{players} player{}, {positions} positions each", plural(players));
                 }
             }
             Event::Asking { done, total, .. } => {
-                self.progress(done, total, || format!("{done}/{total} positions asked"), None);
+                self.progress(done, total, "");
                 if done == total {
                     self.clear_bar();
                 }
@@ -146,30 +134,21 @@ impl Report {
         }
     }
 
-    fn start_bar(&mut self, len: usize, template: &str) {
+    fn start_bar(&mut self, len: usize, unit: &str) {
         self.clear_bar();
-        let style = ProgressStyle::with_template(template).expect("a valid template");
-        self.bar = Some(ProgressBar::new(len as u64).with_style(style));
-        (self.started, self.last_line) = (Instant::now(), Instant::now());
+        self.bar = Some(ProgressDisplay::new(Some(len as u64), unit));
+        self.started = Instant::now();
     }
 
-    /// The bar at `done`, or without a terminal a plain line (`line`) every [`PLAIN_LINE_EVERY`].
-    fn progress(&mut self, done: usize, total: usize, line: impl FnOnce() -> String, message: Option<&str>) {
-        let Some(bar) = &self.bar else { return };
-        bar.set_length(total as u64);
-        bar.set_position(done as u64);
-        if let Some(message) = message {
-            bar.set_message(message.to_string());
-        }
-        if bar.is_hidden() && self.last_line.elapsed() >= PLAIN_LINE_EVERY {
-            self.last_line = Instant::now();
-            eprintln!("{}", line());
+    fn progress(&mut self, done: usize, total: usize, message: &str) {
+        if let Some(bar) = &mut self.bar {
+            bar.set(done as u64, Some(total as u64), message);
         }
     }
 
     fn clear_bar(&mut self) {
         if let Some(bar) = self.bar.take() {
-            bar.finish_and_clear();
+            bar.clear();
         }
     }
 

@@ -5,10 +5,10 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_run::RunDir;
 use othello_selfplay::worker::{self, Progress, WorkerOptions};
 
+use crate::progress::ProgressDisplay;
 use crate::run_config::RunConfig;
 
 /// Play self-play games into RUN/replay (resumes: games already there are not played again).
@@ -67,12 +67,7 @@ fn play_games(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: 
         gated: config.eval.gating,
     };
     let progress = Progress::default();
-    let bar = ProgressBar::new(games);
-    let (template, of_games) = match until_stopped {
-        true => ("{pos} games  {msg}", String::new()),
-        false => ("{bar:30} {pos}/{len} games  {msg}  ETA {eta}", format!("/{games}")),
-    };
-    bar.set_style(ProgressStyle::with_template(template).expect("a valid template"));
+    let mut display = ProgressDisplay::new((!until_stopped).then_some(games), "games");
     let started = Instant::now();
     let rates = || {
         let secs = started.elapsed().as_secs_f64().max(1e-9);
@@ -91,32 +86,25 @@ fn play_games(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: 
     };
     let result = std::thread::scope(|s| {
         let handle = s.spawn(|| worker::play(&opts, &progress));
-        let mut last_line = Instant::now();
         // Names each shard the worker could not read, once; how many.
-        let warn_unreadable = || {
+        let warn_unreadable = |display: &ProgressDisplay| {
             let mut bad = progress.unreadable.lock().unwrap_or_else(|e| e.into_inner());
             for shard in bad.iter() {
-                eprintln!("warning: skipping an unreadable shard (its games are played again): {shard}");
+                display.say(&format!("warning: skipping an unreadable shard (its games are played again): {shard}"));
             }
             bad.drain(..).count()
         };
         let mut unreadable = 0;
         while !handle.is_finished() {
             std::thread::sleep(Duration::from_millis(250));
-            unreadable += bar.suspend(warn_unreadable);
+            unreadable += warn_unreadable(&display);
             let done = progress.resumed.load(Ordering::Relaxed) + progress.games.load(Ordering::Relaxed);
-            bar.set_position(done);
-            bar.set_message(rates());
-            // Without a terminal (a log file, a scheduler), a plain line every 30 s.
-            if bar.is_hidden() && last_line.elapsed() >= Duration::from_secs(30) {
-                eprintln!("{done}{of_games} games  {}", rates());
-                last_line = Instant::now();
-            }
+            display.set(done, None, &rates());
         }
-        unreadable += warn_unreadable();
+        unreadable += warn_unreadable(&display);
         (handle.join().expect("the worker thread does not panic"), unreadable)
     });
-    bar.finish();
+    display.finish();
     let (result, unreadable) = result;
     let shards = result?;
     let skipped = match unreadable {

@@ -3,11 +3,11 @@
 use std::path::Path;
 
 use anyhow::Result;
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_run::RunDir;
 use othello_train::trainer::fingerprint;
 use othello_train::{Event, TrainOptions, Trainer};
 
+use crate::progress::ProgressDisplay;
 use crate::run_config::RunConfig;
 
 /// Train the network of RUN on the replay window of RUN/replay; checkpoints go to RUN/models (resumes from the
@@ -65,35 +65,19 @@ fn train_run(
     };
     let mut trainer = Trainer::open(opts)?;
     let limit = (config.train.max_steps > 0).then_some(config.train.max_steps);
-    let bar = match limit {
-        Some(n) => ProgressBar::new(n).with_style(
-            ProgressStyle::with_template("{bar:30} step {pos}/{len}  {msg}  ETA {eta}").expect("a valid template"),
-        ),
-        None => ProgressBar::new_spinner()
-            .with_style(ProgressStyle::with_template("{spinner} step {pos}  {msg}").expect("a valid template")),
-    };
-    bar.set_position(trainer.step);
-    bar.reset_eta();
-    // Messages go to stderr even when the bar is hidden (not a terminal).
-    let say = |text: String| bar.suspend(|| eprintln!("{text}"));
-    let waiting = std::cell::Cell::new(false);
+    let mut display = ProgressDisplay::new(limit, "steps");
+    let mut step = trainer.step;
+    display.set(step, None, "");
     let stop = trainer.train(limit, &mut |event| match event {
-        Event::Resumed { step, from } => say(format!("resuming at step {step} from {}", from.display())),
-        Event::Rejected(e) => say(format!("skipped: {e}")),
+        Event::Resumed { step, from } => display.say(&format!("resuming at step {step} from {}", from.display())),
+        Event::Rejected(e) => display.say(&format!("skipped: {e}")),
         Event::Waiting { arrived, needed } => {
-            let text = format!("waiting for self-play: {arrived}/{needed} positions");
-            // Said once per wait (for logs, where the bar is hidden), then only on the bar.
-            if !waiting.replace(true) {
-                say(text.clone());
-            }
-            bar.set_message(text);
-            bar.tick();
+            display.set(step, None, &format!("waiting for self-play: {arrived}/{needed} positions"));
         }
         Event::Logged(line) => {
-            waiting.set(false);
-            bar.set_position(line.step);
+            step = line.step;
             let f = &line.figures;
-            bar.set_message(format!(
+            display.set(step, None, &format!(
                 "loss {:.3} (policy {:.3} value {:.3})  entropy {:.2}  value acc {:.0}%  lr {:.1e}  window {}  {:.0} samples/s",
                 f.loss,
                 f.policy_loss,
@@ -105,9 +89,9 @@ fn train_run(
                 line.samples_per_second
             ));
         }
-        Event::Checkpoint(path) => say(format!("checkpoint {}", path.display())),
+        Event::Checkpoint(path) => display.say(&format!("checkpoint {}", path.display())),
     })?;
-    bar.finish();
+    display.finish();
     eprintln!("stopped at step {} ({} samples): {stop}", trainer.step, trainer.samples);
     Ok(())
 }
