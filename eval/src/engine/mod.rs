@@ -151,7 +151,9 @@ impl EngineAgent {
         self.limits.game_time.map(|total| total.saturating_sub(self.used))
     }
 
-    /// The engine's move, and the time it took by the game's clock.
+    /// The engine's move, and the time it took by the game's clock: a process's start-up (its `startup=`
+    /// allowance, loading its tables, say) is not the game's time, so a restart after a crash costs the game's clock
+    /// no more than the first start did.
     fn ask(&mut self, game: &Game) -> (Result<Move, Fault>, Duration) {
         let mut time = self.limits.move_time;
         if let Some(left) = self.time_left() {
@@ -162,16 +164,18 @@ impl EngineAgent {
         }
         // A fresh program's processor time starts at zero, its start-up included.
         let fresh = self.process.is_none();
+        let startup = self.limits.startup_time;
+        let game_time = |spent: Duration| if fresh { spent.saturating_sub(startup) } else { spent };
         let started = Instant::now();
         if fresh {
             if let Err(fault) = self.start() {
-                return (Err(fault), started.elapsed());
+                return (Err(fault), game_time(started.elapsed()));
             }
-            time += self.limits.startup_time;
+            time += startup;
         }
         let process = match self.process() {
             Ok(process) => process,
-            Err(fault) => return (Err(fault), started.elapsed()),
+            Err(fault) => return (Err(fault), game_time(started.elapsed())),
         };
         process.new_move();
         let cpu = process.cpu_time().map(|cpu| if fresh { Duration::ZERO } else { cpu });
@@ -181,7 +185,7 @@ impl EngineAgent {
             Protocol::Nboard => self.nboard_move(game, &mut clock),
         };
         let cpu = self.process.as_ref().and_then(Process::cpu_time);
-        (result, clock.spent(cpu))
+        (result, game_time(clock.spent(cpu)))
     }
 }
 
@@ -209,11 +213,8 @@ impl Agent for EngineAgent {
         }
         self.asked = game.moves().to_vec();
         loop {
-            let starts_process = self.process.is_none();
             let (result, spent) = self.ask(game);
-            // A process's start-up (its `startup=` allowance, loading its tables, say) is not the game's time: a
-            // restart after a crash costs the game's clock no more than the first start did.
-            self.used += if starts_process { spent.saturating_sub(self.limits.startup_time) } else { spent };
+            self.used += spent;
             let fault = match result {
                 Ok(mv) => return Ok(mv),
                 Err(fault) => fault,
