@@ -57,6 +57,11 @@ impl ProgressDisplay {
         }
     }
 
+    /// The time since the display began.
+    pub fn elapsed(&self) -> Duration {
+        self.started.elapsed()
+    }
+
     /// A line of its own, above the bar.
     pub fn say(&self, line: &str) {
         self.bar.suspend(|| eprintln!("{line}"));
@@ -78,7 +83,7 @@ impl ProgressDisplay {
             None => format!("{done} {}", self.unit),
         };
         let message = if message.is_empty() { String::new() } else { format!("  {message}") };
-        let taken = HumanDuration(self.started.elapsed());
+        let taken = HumanDuration(self.elapsed());
         let left = match (self.total, self.first) {
             (Some(total), Some((first, at))) => {
                 time_left(done - first.min(done), at.elapsed(), total.saturating_sub(done))

@@ -2,7 +2,6 @@
 //! (a run stopped at any point, even by `kill -9`, resumes after the last saved round).
 
 use std::path::{Path, PathBuf};
-use std::time::Instant;
 
 use anyhow::{ensure, Context, Result};
 use othello_core::pattern::label::{label_game, Label, LabelFile, LabelRun};
@@ -74,7 +73,7 @@ fn label_files(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> 
     let empties = run.min_empties as u32..=run.max_empties as u32;
     let mut display = ProgressDisplay::new(Some(selected.len() as u64), "games");
     display.set(file.run.games_done, None, "");
-    let (started, resumed_at) = (Instant::now(), file.labels.len());
+    let resumed_at = file.labels.len();
     for round in selected[file.run.games_done.min(selected.len() as u64) as usize..].chunks(ROUND * threads) {
         let labelled: Vec<Vec<Label>> = std::thread::scope(|scope| {
             let handles: Vec<_> = round
@@ -100,7 +99,7 @@ fn label_files(wthor: &[PathBuf], out: &Path, run: LabelRun, threads: usize) -> 
         file.labels.extend(labelled.into_iter().flatten());
         file.run.games_done += round.len() as u64;
         othello_run::write_atomic(out, &file.to_bytes()).with_context(|| format!("writing {}", out.display()))?;
-        let secs = started.elapsed().as_secs_f64().max(1e-9);
+        let secs = display.elapsed().as_secs_f64().max(1e-9);
         let per_second = (file.labels.len() - resumed_at) as f64 / secs;
         display.set(file.run.games_done, None, &format!("{per_second:.0} positions/s"));
     }

@@ -60,9 +60,8 @@ fn write_openings(o: OpeningsOptions) -> Result<()> {
     let OpeningsOptions { rules, plies, max_value, depth, seconds, sample, out } = o;
     let valuation = if searchable(&rules) { Valuation::Search(depth) } else { Valuation::Exact(seconds) };
     let mut display = ProgressDisplay::new(Some(0), "positions valued");
-    let started = std::time::Instant::now();
     let found = balanced(&rules, plies, max_value, valuation, sample, |done, total| {
-        let per_second = done as f64 / started.elapsed().as_secs_f64().max(1e-9);
+        let per_second = done as f64 / display.elapsed().as_secs_f64().max(1e-9);
         display.set(done as u64, Some(total as u64), &format!("{per_second:.1}/s"));
     });
     display.clear();

@@ -3,7 +3,6 @@
 //! against the solver to TensorBoard where a log directory is given.
 
 use std::path::PathBuf;
-use std::time::Instant;
 
 use othello_eval::events::Event;
 use othello_eval::optimal_moves::fixed::best_first;
@@ -21,7 +20,6 @@ const LEADERS_SHOWN: usize = 3;
 /// The printer of [`Event`]s; [`Report::finish`] returns the first TensorBoard error, if any.
 pub struct Report {
     bar: Option<ProgressDisplay>,
-    started: Instant,
     /// Print the likelihood of superiority with each ratings table.
     pub los: bool,
     log_dir: Option<PathBuf>,
@@ -31,7 +29,7 @@ pub struct Report {
 
 impl Report {
     pub fn new() -> Report {
-        Report { bar: None, started: Instant::now(), los: false, log_dir: None, log: None, failure: None }
+        Report { bar: None, los: false, log_dir: None, log: None, failure: None }
     }
 
     /// Also writes the checkpoints' Elo and rate against the solver at their steps, in a TensorBoard event file in
@@ -95,8 +93,8 @@ impl Report {
             Event::Solving { done, total, .. } => {
                 self.progress(done, total, "");
                 if done == total {
-                    if self.bar.as_ref().is_some_and(ProgressDisplay::is_hidden) {
-                        eprintln!("solved in {:.1} s", self.started.elapsed().as_secs_f64());
+                    if let Some(bar) = self.bar.as_ref().filter(|bar| bar.is_hidden()) {
+                        eprintln!("solved in {:.1} s", bar.elapsed().as_secs_f64());
                     }
                     self.clear_bar();
                 }
@@ -137,7 +135,6 @@ impl Report {
     fn start_bar(&mut self, len: usize, unit: &str) {
         self.clear_bar();
         self.bar = Some(ProgressDisplay::new(Some(len as u64), unit));
-        self.started = Instant::now();
     }
 
     fn progress(&mut self, done: usize, total: usize, message: &str) {
