@@ -4,7 +4,7 @@
 use std::process::{Output, Stdio};
 
 mod common;
-use common::{bin, shared};
+use common::{bin, data};
 
 fn run(args: &[&str], stdin: &str) -> Output {
     common::run_with(args, stdin.as_bytes())
@@ -16,7 +16,7 @@ fn stdout(o: &Output) -> String {
 
 #[test]
 fn perft_prints_the_published_counts_in_each_convention() {
-    let table = std::fs::read_to_string(shared("reference/perft.txt")).unwrap();
+    let table = std::fs::read_to_string(data("perft.txt")).unwrap();
     let row: Vec<u64> =
         table.lines().find(|l| l.starts_with("9 ")).unwrap().split_whitespace().map(|f| f.parse().unwrap()).collect();
     for (convention, want) in [("edges", row[1]), ("leaves", row[2]), ("no-pass", row[3])] {
@@ -48,7 +48,7 @@ fn replay_prints_counts_or_an_error_per_line_and_carries_on() {
 
 #[test]
 fn replay_of_wthor_matches_the_scores_stored_in_the_database() {
-    let path = shared("data/wthor/WTH_2004.wtb");
+    let path = data("wthor/WTH_2004.wtb");
     let file = othello_core::wthor::WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap();
     let o = run(&["replay", "--rules", "empties", "--wthor", path.to_str().unwrap()], "");
     assert!(o.status.success());
@@ -170,7 +170,7 @@ fn bench_runs_every_kernel() {
 
 #[test]
 fn fit_eval_learns_weights_that_predict_held_out_games() {
-    let path = shared("data/wthor/WTH_2004.wtb");
+    let path = data("wthor/WTH_2004.wtb");
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path();
     let out = dir.join("weights.bin");
@@ -193,7 +193,7 @@ fn fit_eval_learns_weights_that_predict_held_out_games() {
 
 #[test]
 fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
-    let path = shared("data/wthor/WTH_2004.wtb");
+    let path = data("wthor/WTH_2004.wtb");
     let scratch = tempfile::tempdir().unwrap();
     let dir = scratch.path();
     let labels = dir.join("labels.bin");
@@ -236,7 +236,7 @@ fn label_endgames_writes_exact_labels_that_fit_eval_reads_and_resumes() {
 /// the line of a malformed one.
 #[test]
 fn solve_reads_obf_files_and_checks_their_answers() {
-    let ffo = std::fs::read_to_string(shared("reference/ffo-40-59.txt")).expect("the FFO suite is in shared/");
+    let ffo = std::fs::read_to_string(data("ffo-40-59.txt")).expect("the FFO suite is in data/");
     let obf: Vec<String> = ffo
         .lines()
         .filter(|l| !l.starts_with('#'))
@@ -317,7 +317,7 @@ fn solve_reads_obf_files_and_checks_their_answers() {
 /// nothing; a random one does not.
 #[test]
 fn optimal_moves_of_an_agent_on_wthor_positions() {
-    let path = shared("data/wthor/WTH_2004.wtb");
+    let path = data("wthor/WTH_2004.wtb");
     let rate = |agent: &str| {
         let args = ["optimal-moves", "--agent", agent, "--empties", "10", "--positions", "40", "--wthor"];
         let o = run(&[&args[..], &[path.to_str().unwrap()]].concat(), "");

@@ -12,7 +12,7 @@ use othello_run::RunDir;
 use othello_train::log::read_scalars;
 
 mod common;
-use common::{bin, python_env, shared, temp_run};
+use common::{bin, data, python_env, temp_run};
 
 const CONFIG: &str = "seed = 5\n[network]\nblocks = 1\nfilters = 8\n[train]\nbatch_size = 32\nmin_positions = 1\n\
                       samples_per_position = 1000.0\ncheckpoint_every = 10\nlog_every = 5\nwarmup_steps = 5\n";
@@ -23,7 +23,7 @@ fn imported_run(name: &str) -> tempfile::TempDir {
     let run = scratch.path();
     std::fs::write(RunDir::new(run).config(), CONFIG).unwrap();
     let out = bin()
-        .args(["import-wthor", shared("data/wthor/WTH_1985.wtb").to_str().unwrap(), "--run", run.to_str().unwrap()])
+        .args(["import-wthor", data("wthor/WTH_1985.wtb").to_str().unwrap(), "--run", run.to_str().unwrap()])
         .output()
         .unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

@@ -2,7 +2,7 @@
 //! the spreads the solver's probcut margins are set from (`probcut_margin` in `solve.rs`).
 //!
 //! `cargo run --release -p othello-core --example probcut_calibration [WTHOR files]` (default: WTHOR 2010-2015
-//! in ../shared/data/wthor). Positions are taken from real games at each number of empties and solved exactly.
+//! in data/wthor). Positions are taken from real games at each number of empties and solved exactly.
 
 use othello_core::pattern::{PatternWeights, SCALE};
 use othello_core::solve::{Limits, Mode, Solver};
@@ -38,7 +38,7 @@ fn negamax(weights: &PatternWeights, pos: &Position, depth: u32, mut alpha: i32,
 }
 
 fn main() {
-    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/wthor");
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/wthor");
     let mut files: Vec<String> = std::env::args().skip(1).collect();
     if files.is_empty() {
         files = (2010..=2015).map(|y| format!("{dir}/WTH_{y}.wtb")).collect();

@@ -10,7 +10,7 @@ use crate::position::Position;
 use crate::rules::{Rules, Status};
 use crate::square::Move;
 
-/// How passes and finished games are counted (see `../shared/reference/perft.txt`).
+/// How passes and finished games are counted (see `data/perft.txt`).
 #[derive(Clone, Copy, PartialEq, Eq, Debug, Hash)]
 pub enum Convention {
     /// OEIS A124004 / Edax `count games`: sequences of exactly n plies; a forced pass is a ply; games that ended
@@ -152,10 +152,10 @@ pub fn perft_reference(rules: &Rules, pos: &Position, depth: u32, convention: Co
 mod tests {
     use super::*;
 
-    /// ../shared/reference/perft.txt, columns n, A124004 (edges), MODE1 (leaves), MODE2 (no-pass).
+    /// data/perft.txt, columns n, A124004 (edges), MODE1 (leaves), MODE2 (no-pass).
     pub(crate) fn published() -> Vec<(u32, u64, u64, u64)> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/perft.txt");
-        let text = std::fs::read_to_string(path).expect("the published perft table in ../shared/reference");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/perft.txt");
+        let text = std::fs::read_to_string(path).expect("the published perft table in data/");
         text.lines()
             .filter(|l| !l.starts_with('#') && !l.starts_with("n "))
             .filter_map(|l| {

@@ -173,7 +173,7 @@ mod tests {
     use super::*;
 
     fn data_dir() -> std::path::PathBuf {
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/wthor")
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/wthor")
     }
 
     /// Every game of the database replays legally, and every finished one to its stored score.

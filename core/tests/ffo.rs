@@ -1,4 +1,4 @@
-//! The FFO endgame suite (../shared/reference/ffo-40-59.txt): exact scores and every best move (in the normal suite
+//! The FFO endgame suite (data/ffo-40-59.txt): exact scores and every best move (in the normal suite
 //! one best move for #59, as Edax reports it: see `Mode::BestMove`).
 
 use othello_core::problem::Problem;
@@ -6,8 +6,8 @@ use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Rules, Scoring};
 
 fn problems() -> Vec<Problem> {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/reference/ffo-40-59.txt");
-    let text = std::fs::read_to_string(path).expect("the FFO suite in ../shared/reference");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/ffo-40-59.txt");
+    let text = std::fs::read_to_string(path).expect("the FFO suite in data/");
     text.lines().filter_map(Problem::parse).map(|p| p.expect("the suite parses")).collect()
 }
 

@@ -9,8 +9,8 @@ use othello_core::{Rules, Status};
 /// fraction of the scores' own spread, and it tells the winner most of the time.
 #[test]
 fn shipped_weights_predict_exact_endgame_scores() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/wthor/WTH_2015.wtb");
-    let file = WthorFile::parse(&std::fs::read(path).expect("WTHOR in ../shared/data")).expect("WTHOR parses");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/wthor/WTH_2015.wtb");
+    let file = WthorFile::parse(&std::fs::read(path).expect("WTHOR in data/wthor")).expect("WTHOR parses");
     let rules = Rules::othello();
     let weights = PatternWeights::builtin();
     let mut solver = Solver::new();

@@ -7,8 +7,8 @@ use othello_core::{Move, Rules, Status};
 
 #[test]
 fn every_mode_agrees_with_full_window_scores_of_each_move() {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/wthor/WTH_2014.wtb");
-    let file = WthorFile::parse(&std::fs::read(path).expect("WTHOR in ../shared/data")).expect("WTHOR parses");
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/wthor/WTH_2014.wtb");
+    let file = WthorFile::parse(&std::fs::read(path).expect("WTHOR in data/wthor")).expect("WTHOR parses");
     let rules = Rules::othello();
     let mut solver = Solver::new();
     let mut checked = 0;

@@ -98,7 +98,7 @@ mod tests {
 
     #[test]
     fn expert_records_hold_the_moves_played_and_the_stored_result() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/data/wthor/WTH_2004.wtb");
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../data/wthor/WTH_2004.wtb");
         let file = WthorFile::parse(&std::fs::read(&path).unwrap()).unwrap();
         let mut finished = 0;
         for game in file.games.iter().take(300) {

@@ -16,7 +16,7 @@ use othello_train::trainer::fingerprint;
 use othello_train::{Stop, TrainConfig, TrainOptions, Trainer};
 
 fn wthor(year: u32) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../../shared/data/wthor/WTH_{year}.wtb"))
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("../data/wthor/WTH_{year}.wtb"))
 }
 
 #[test]
