@@ -13,12 +13,15 @@ import { legalMoves, passed, playLegal, squareName, squares, startPosition, stat
 
 export const REPO = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** The othello-zero binary: OTHELLO_ZERO_BIN (as `cargo test` sets it), else a release or debug build. */
+/**
+ * The othello-zero binary: OTHELLO_ZERO_BIN where set, else the newer of the repository's release and debug builds
+ * (`cargo build --release` for `npm test`; `cargo test` builds the debug one just before it runs these tests).
+ */
 export function binary() {
-  const candidates = [process.env.OTHELLO_ZERO_BIN, join(REPO, 'target/release/othello-zero'), join(REPO, 'target/debug/othello-zero')];
-  const found = candidates.find((p) => p && existsSync(p));
-  if (!found) throw new Error('no othello-zero binary: build it (cargo build --release) or set OTHELLO_ZERO_BIN');
-  return found;
+  if (process.env.OTHELLO_ZERO_BIN) return process.env.OTHELLO_ZERO_BIN;
+  const builds = ['release', 'debug'].map((profile) => join(REPO, 'target', profile, 'othello-zero')).filter((p) => existsSync(p));
+  if (!builds.length) throw new Error('no othello-zero binary: build it first (cargo build --release), or set OTHELLO_ZERO_BIN');
+  return builds.reduce((newest, p) => (statSync(p).mtimeMs > statSync(newest).mtimeMs ? p : newest));
 }
 
 /** Runs the binary; its standard output, or an error with its standard error. */
@@ -88,10 +91,13 @@ export function serve(root) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 
-/** Debian's Chromium (or CHROMIUM), headless, without the background traffic a closed network refuses. */
+/** Chromium's path: CHROMIUM where set, else Debian's; undefined where there is none. */
+export const CHROMIUM = process.env.CHROMIUM || ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((p) => existsSync(p));
+
+/** Chromium, headless, without the background traffic a closed network refuses. */
 export function launchChromium() {
   return chromium.launch({
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
+    executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync'],
   });

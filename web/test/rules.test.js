@@ -10,7 +10,7 @@ import { outcome, parseRules, perft, replay, startPosition, boardString } from '
 import { othelloZero, random, randomGame, REPO } from './helpers.js';
 
 test('8x8 perft matches the published counts (OEIS A124004) through depth 9', () => {
-  const table = readFileSync(join(REPO, '..', 'shared', 'reference', 'perft.txt'), 'utf8');
+  const table = readFileSync(join(REPO, 'data', 'perft.txt'), 'utf8');
   const published = new Map(
     table.split('\n').filter((l) => /^\d/.test(l)).map((l) => l.split(/\s+/)).map(([n, count]) => [Number(n), Number(count)]),
   );
