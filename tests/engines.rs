@@ -34,7 +34,7 @@ fn passes_in_midgame(dir: &Path, key: &str) -> bool {
 /// play.
 #[test]
 fn grhino_plays_every_game_to_the_end_passes_included() {
-    let program = grhino();
+    let Some(program) = grhino("grhino_plays_every_game_to_the_end_passes_included") else { return };
     let scratch = temp_run("grhino");
     let dir = scratch.path();
     let generic = format!("engine:cmd=\"{} -l 2\",protocol=gtp", program.display());
@@ -68,7 +68,7 @@ fn grhino_plays_every_game_to_the_end_passes_included() {
 /// forfeit, its last words and the restart in the log.
 #[test]
 fn a_crashed_engine_is_started_again_and_the_game_goes_on() {
-    let program = grhino();
+    let Some(program) = grhino("a_crashed_engine_is_started_again_and_the_game_goes_on") else { return };
     let scratch = temp_run("grhino-crash");
     let dir = scratch.path();
     let mark = dir.join("crashed-once");
@@ -158,7 +158,7 @@ fn an_nboard_engines_status_and_node_counts_are_passed_over() {
 /// external and no other player.
 #[test]
 fn a_runs_ladder_rates_its_checkpoint_against_grhino() {
-    let program = grhino();
+    let Some(program) = grhino("a_runs_ladder_rates_its_checkpoint_against_grhino") else { return };
     let scratch = temp_run("grhino-ladder");
     let run = scratch.path().join("run");
     let dir = othello_run::RunDir::new(&run);

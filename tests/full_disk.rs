@@ -2,8 +2,7 @@
 //! stops with an error naming the path, no file is left damaged, and the run resumes once there is space.
 //!
 //! The small filesystem is a tmpfs mounted in a user and mount namespace of the test's own (`unshare -rm`), so the
-//! test needs no privileges; where the system refuses such namespaces (some containers) it says so and checks
-//! nothing.
+//! test needs no privileges; where the system refuses such namespaces (some containers) it is recorded as skipped.
 
 use std::path::Path;
 use std::process::Command;
@@ -11,12 +10,13 @@ use std::process::Command;
 use othello_run::read_shards;
 
 mod common;
-use common::temp_run;
+use common::{skip, temp_run};
 
 #[test]
 fn a_full_then_read_only_disk_stops_the_stages_cleanly_and_the_run_resumes() {
     if !Command::new("unshare").args(["-rm", "true"]).status().is_ok_and(|s| s.success()) {
-        eprintln!("skipped: this system refuses user namespaces (unshare -rm), so no private tmpfs can be mounted");
+        let why = "this system refuses user namespaces (unshare -rm), so no private tmpfs can be mounted";
+        skip("a_full_then_read_only_disk_stops_the_stages_cleanly_and_the_run_resumes", why);
         return;
     }
     let scratch = [temp_run("full-disk"), temp_run("full-disk-kept")];
