@@ -17,6 +17,8 @@ pub struct ProgressDisplay {
     /// The count at the first update and when it came: the time left is paced by this process's own work, not by
     /// work a resumed job found done.
     first: Option<(u64, Instant)>,
+    /// The time left as the caller knows it (a run that ends at a time limit), in place of the count's pace.
+    time_left: Option<Duration>,
     started: Instant,
     last_line: Instant,
 }
@@ -31,7 +33,18 @@ impl ProgressDisplay {
         let style = ProgressStyle::with_template(&template).expect("a valid template");
         let bar = ProgressBar::new(total.unwrap_or(0)).with_style(style);
         let now = Instant::now();
-        ProgressDisplay { bar, unit: unit.to_string(), total, first: None, started: now, last_line: now }
+        let unit = unit.to_string();
+        ProgressDisplay { bar, unit, total, first: None, time_left: None, started: now, last_line: now }
+    }
+
+    /// Redraws the bar five times a second, for work that reports seldom (one long solve).
+    pub fn tick_steadily(&self) {
+        self.bar.enable_steady_tick(Duration::from_millis(200));
+    }
+
+    /// The time left, where the caller knows it better than the count's pace does; shown from the next `set`.
+    pub fn set_time_left(&mut self, left: Option<Duration>) {
+        self.time_left = left;
     }
 
     /// Whether the bar is not drawn (standard error is not a terminal).
@@ -50,7 +63,10 @@ impl ProgressDisplay {
             self.first = Some((done, Instant::now()));
             self.bar.reset_eta();
         }
-        self.bar.set_message(message.to_string());
+        match self.time_left.filter(|_| self.total.is_none()) {
+            Some(left) => self.bar.set_message(format!("{message}  ETA {}", HumanDuration(left))),
+            None => self.bar.set_message(message.to_string()),
+        }
         if self.bar.is_hidden() && self.last_line.elapsed() >= PLAIN_LINE_EVERY {
             self.last_line = Instant::now();
             eprintln!("{}", self.plain_line(done, message));
@@ -64,7 +80,12 @@ impl ProgressDisplay {
 
     /// A line of its own, above the bar.
     pub fn say(&self, line: &str) {
-        self.bar.suspend(|| eprintln!("{line}"));
+        self.suspend(|| eprintln!("{line}"));
+    }
+
+    /// Runs `print` with the bar out of the way, for output of its own (on either stream).
+    pub fn suspend<R>(&self, print: impl FnOnce() -> R) -> R {
+        self.bar.suspend(print)
     }
 
     /// Ends the bar, leaving it on the terminal.
@@ -84,13 +105,14 @@ impl ProgressDisplay {
         };
         let message = if message.is_empty() { String::new() } else { format!("  {message}") };
         let taken = HumanDuration(self.elapsed());
-        let left = match (self.total, self.first) {
-            (Some(total), Some((first, at))) => {
+        let left = match (self.time_left, self.total, self.first) {
+            (Some(left), _, _) => Some(left),
+            (None, Some(total), Some((first, at))) => {
                 time_left(done - first.min(done), at.elapsed(), total.saturating_sub(done))
-                    .map_or(String::new(), |left| format!(", ETA {}", HumanDuration(left)))
             }
-            _ => String::new(),
+            _ => None,
         };
+        let left = left.map_or(String::new(), |left| format!(", ETA {}", HumanDuration(left)));
         format!("{count}{message}  {taken} so far{left}")
     }
 }

@@ -12,11 +12,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_net::{newest_model, read_info};
 use othello_run::RunDir;
 
 use super::run_status::{final_player_clause, learning_summary, EvalSearches, Status};
+use crate::progress::ProgressDisplay;
 use crate::run_config::RunConfig;
 
 /// The main job: train a player from scratch (or continue one) and rate it as it learns.
@@ -77,8 +77,6 @@ pub fn exit_with_parent() {
     }
 }
 
-/// Between two plain status lines when the output is not a terminal.
-const PLAIN_EVERY: Duration = Duration::from_secs(30);
 /// How long a run at its time limit waits for the trainer's last checkpoint (a step and a checkpoint take seconds).
 const TRAINER_LAST_CHECKPOINT: Duration = Duration::from_secs(120);
 
@@ -252,10 +250,9 @@ fn run_stages(o: RunOptions) -> Result<()> {
         logs.display()
     );
 
-    let bar =
-        ProgressBar::new_spinner().with_style(ProgressStyle::with_template("{spinner} {msg}").expect("a template"));
+    // Counts games; the time left is the run's own (its minutes, or its steps at the trainer's pace).
+    let mut display = ProgressDisplay::new(None, "games");
     let started = Instant::now();
-    let mut last_plain = Instant::now();
     // The first reading of games, positions and step: the rates are taken from there.
     let mut first: Option<(Status, Instant)> = None;
     let outcome = loop {
@@ -292,30 +289,21 @@ fn run_stages(o: RunOptions) -> Result<()> {
         let by_time = (minutes > 0.0).then_some(minutes - elapsed);
         let by_steps =
             (steps > 0 && step_rate > 0.0).then(|| steps.saturating_sub(status.step) as f64 / step_rate / 60.0);
-        let eta = match (by_time, by_steps) {
-            (Some(a), Some(b)) => format!("  ETA {:.1} min", a.min(b)),
-            (Some(a), None) | (None, Some(a)) => format!("  ETA {a:.1} min"),
-            (None, None) => String::new(),
+        let left = match (by_time, by_steps) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         };
-        let training = format!(
-            "{}  {games_rate:.1} games/s  {positions_rate:.0} positions/s  {elapsed:.1} min{eta}",
-            status.training_line()
-        );
+        display.set_time_left(left.map(|m| Duration::from_secs_f64(m.max(0.0) * 60.0)));
+        let training = format!("{}  {games_rate:.1} games/s  {positions_rate:.0} positions/s", status.training_line());
         // A terminal shows the evaluation on a line of its own; a log gets one line.
-        if bar.is_hidden() {
-            if last_plain.elapsed() >= PLAIN_EVERY {
-                eprintln!("{training}  {}", status.evaluation_line());
-                last_plain = Instant::now();
-            }
-        } else {
-            bar.set_message(format!("{training}\n  {}", status.evaluation_line()));
-            bar.tick();
-        }
+        let evaluation = status.evaluation_line();
+        let separator = if display.is_hidden() { "  " } else { "\n  " };
+        display.set(status.games, None, &format!("{training}{separator}{evaluation}"));
         if minutes > 0.0 && elapsed >= minutes {
             break Ok(());
         }
     };
-    bar.finish_and_clear();
+    display.clear();
     // At the time limit the trainer writes its last checkpoint and exits (by its own clock, a moment from this one);
     // then self-play and the evaluation of older checkpoints stop (a kill loses no finished file), and the newest
     // checkpoint is rated here.

@@ -77,10 +77,7 @@ impl Status {
         let losses = self.losses.map_or("losses: not trained yet".to_string(), |(policy, value)| {
             format!("policy loss {policy:.3}  value loss {value:.3}")
         });
-        format!(
-            "games {}{simulations}  step {}  positions {}  window {}  {losses}",
-            self.games, self.step, self.positions, self.window
-        )
+        format!("step {}{simulations}  positions {}  window {}  {losses}", self.step, self.positions, self.window)
     }
 
     /// The evaluation's newest measures.

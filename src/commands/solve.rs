@@ -1,15 +1,21 @@
 //! `solve`: one position from the command line, or every line of a problem file, with live progress.
 
 use std::path::Path;
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 use anyhow::{Context, Result};
-use indicatif::{ProgressBar, ProgressStyle};
 use othello_core::problem::Problem;
 use othello_core::solve::{solve_many, Limits, Mode, Progress, Solution, SolveError, Solver, Stage};
 use othello_core::{Move, Position, Rules};
 
 use crate::input::{parse_position, rules_for_board};
+use crate::progress::ProgressDisplay;
+
+/// The display, also where a thread that held it panicked (it only draws).
+fn lock(display: &Mutex<ProgressDisplay>) -> MutexGuard<'_, ProgressDisplay> {
+    display.lock().unwrap_or_else(PoisonError::into_inner)
+}
 
 /// `solve --table-mb`'s default: the solver's own.
 const TABLE_MB: u32 = (othello_core::solve::TABLE_BYTES >> 20) as u32;
@@ -100,13 +106,16 @@ fn solve_text_or_file(text: &str, file: Option<&Path>, rules: Option<Rules>, opt
         let mut solver = Solver::new();
         options.setup(&mut solver);
         solver.set_threads(threads);
-        let spinner = ProgressBar::new_spinner()
-            .with_style(ProgressStyle::with_template("{spinner} {elapsed} {msg}").expect("a valid template"));
-        spinner.enable_steady_tick(std::time::Duration::from_millis(200));
-        let shown = spinner.clone();
-        solver.on_progress(move |p| shown.set_message(describe_progress(p)));
+        // The solver reports from its own thread: the display is shared with it.
+        let display = Arc::new(Mutex::new(ProgressDisplay::new(None, "nodes")));
+        lock(&display).tick_steadily();
+        let shown = Arc::clone(&display);
+        solver.on_progress(move |p| lock(&shown).set(p.nodes, None, &describe_progress(p)));
         let solution = solver.solve(&rules, &pos, mode, limits);
-        spinner.finish_and_clear();
+        drop(solver);
+        if let Ok(display) = Arc::try_unwrap(display) {
+            display.into_inner().unwrap_or_else(PoisonError::into_inner).clear();
+        }
         print_solution("position", &solution?, mode, None);
         return Ok(());
     };
@@ -119,9 +128,7 @@ fn solve_text_or_file(text: &str, file: Option<&Path>, rules: Option<Rules>, opt
     }
     let jobs: Vec<(Rules, Position)> =
         lines.iter().filter_map(|(_, l)| l.as_ref().ok()).map(|(rules, p)| (*rules, p.position)).collect();
-    let bar = ProgressBar::new(jobs.len() as u64).with_style(
-        ProgressStyle::with_template("{bar:30} {pos}/{len} positions  {msg}  ETA {eta}").expect("a valid template"),
-    );
+    let mut display = ProgressDisplay::new(Some(jobs.len() as u64), "positions");
     let started = Instant::now();
     let mut report =
         FileReport { file: path, lines: &lines, mode, next_line: 0, next_job: 0, totals: Totals::default() };
@@ -134,14 +141,16 @@ fn solve_text_or_file(text: &str, file: Option<&Path>, rules: Option<Rules>, opt
         options.setup(solver);
         solver.set_fresh_table(true);
     };
+    let mut done = 0;
     solve_many(&jobs, mode, limits, threads, setup, |i, result| {
         nodes_so_far += result.as_ref().map_or(0, |s| s.nodes);
         results[i] = Some(result);
-        bar.inc(1);
-        bar.set_message(format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6));
-        bar.suspend(|| report.print_ready(&mut results));
+        done += 1;
+        let speed = format!("{:.1} M nodes/s", nodes_so_far as f64 / started.elapsed().as_secs_f64() / 1e6);
+        display.set(done, None, &speed);
+        display.suspend(|| report.print_ready(&mut results));
     });
-    bar.finish_and_clear();
+    display.clear();
     let Totals { solved, failed, mismatched, nodes, seconds } = report.totals;
     let wall = match threads {
         1 => String::new(),
@@ -169,7 +178,8 @@ fn describe_progress(p: &Progress) -> String {
         Stage::Moves { done, of } => format!("root moves: {done} of {of} tested"),
     };
     let secs = p.elapsed.as_secs_f64().max(1e-9);
-    format!("{stage}; {:.1} M nodes, {:.1} M nodes/s", p.nodes as f64 / 1e6, p.nodes as f64 / secs / 1e6)
+    // The node count itself is the display's.
+    format!("{stage}; {:.1} M nodes/s", p.nodes as f64 / secs / 1e6)
 }
 
 /// A problem file's lines printed in the file's order while their solutions arrive in any, and the totals.
