@@ -347,7 +347,7 @@ mod tests {
         let player = othello_eval::AgentSpec::net("x", config.player_search()).to_string();
         assert_eq!(player, "net:model=\"x\",sims=64,gumbel=4,interior=gumbel");
         // A `net:` player takes that spec: the one thing wrong here is the model.
-        let err = othello_eval::agent_from_spec(&player, 1).err().unwrap();
+        let err = player.parse::<othello_eval::AgentSpec>().unwrap().agent(1).err().unwrap();
         assert!(err.to_string().contains("model x: neither a checkpoint"), "{err}");
         // The search settings are a section of self-play's, and every one a player reads reaches it.
         let mcts =
@@ -358,5 +358,25 @@ mod tests {
         assert_eq!(player, "net:model=\"x\",sims=64,qscale=0.3,qrescale,cpuct=2.5,fpu=0.1");
         let err = RunConfig::parse("[selfplay.mcts]\nc_pcut = 2.5\n", "m.toml").unwrap_err();
         assert!(format!("{err:#}").contains("c_pcut"), "{err:#}");
+    }
+
+    /// Every shipped config's ladder is written in canonical specs: the names its games are stored under are the
+    /// ones written, so that a run made before specs were read into values resumes with the same players.
+    #[test]
+    fn the_shipped_configs_ladders_are_canonical() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("configs");
+        let mut ladders = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            let written: toml::Value = toml::from_str(&text).unwrap();
+            let Some(ladder) = written.get("eval").and_then(|eval| eval.get("ladder")) else { continue };
+            let written: Vec<&str> = ladder.as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();
+            let config = RunConfig::parse(&text, &path.display().to_string()).unwrap();
+            let read: Vec<String> = config.eval.ladder.iter().map(ToString::to_string).collect();
+            assert_eq!(read, written, "{}", path.display());
+            ladders += 1;
+        }
+        assert!(ladders >= 3, "{ladders} configs with a ladder in {}", dir.display());
     }
 }

@@ -6,20 +6,23 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use othello_core::Rules;
+use othello_eval::AgentSpec;
+use othello_search::{MctsConfig, PlayerSearch};
 
 /// A shipped network: its directory under `networks/`, the rules it plays, its checkpoint's two files, and the
-/// search it plays with (within a second a move on one core; its model card measures that player).
+/// search it plays with (within a second a move on one core; its model card measures that player): simulations,
+/// Gumbel's root moves, the weight of the disc margin.
 struct Shipped {
     name: &'static str,
     rules: &'static str,
-    search: &'static str,
+    search: (u32, usize, f32),
     sidecar: &'static [u8],
     weights: &'static [u8],
 }
 
 /// A shipped network from its directory's name: its checkpoint's files are read from there.
 macro_rules! shipped {
-    ($name:literal, rules: $rules:literal, search: $search:literal) => {
+    ($name:literal, rules: $rules:literal, search: $search:expr) => {
         Shipped {
             name: $name,
             rules: $rules,
@@ -32,19 +35,21 @@ macro_rules! shipped {
 
 /// Strongest first for each rules.
 const SHIPPED: [Shipped; 2] = [
-    shipped!("othello-8x8", rules: "othello", search: "sims=16384,gumbel=16"),
-    shipped!("othello-6x6", rules: "othello,6x6", search: "sims=16384,gumbel=8,score=4"),
+    shipped!("othello-8x8", rules: "othello", search: (16384, 16, 0.0)),
+    shipped!("othello-6x6", rules: "othello,6x6", search: (16384, 8, 4.0)),
 ];
 
-/// The spec of the strongest shipped network for `rules`, with its search.
-pub fn default_player(rules: &Rules) -> Result<String> {
+/// The strongest shipped network for `rules`, with its search.
+pub fn default_player(rules: &Rules) -> Result<AgentSpec> {
     let parse = |text: &str| text.parse::<Rules>().expect("a shipped network's rules parse");
     let Some(network) = SHIPPED.iter().find(|n| parse(n.rules) == *rules) else {
         let shipped: Vec<&str> = SHIPPED.iter().map(|n| n.rules).collect();
         bail!("no network ships for {rules} (networks ship for {}): give --agent", shipped.join("; "));
     };
     let model = model_file(network)?;
-    Ok(format!("net:model=\"{}\",{}", model.display(), network.search))
+    let (simulations, considered, score_utility) = network.search;
+    let mcts = MctsConfig { score_utility, ..MctsConfig::default() };
+    Ok(AgentSpec::net(model.display().to_string(), PlayerSearch::new(simulations, Some(considered), mcts)))
 }
 
 /// The network's checkpoint: the repository's own file where the program runs from its checkout, else the built-in
@@ -70,4 +75,21 @@ fn model_file(network: &Shipped) -> Result<PathBuf> {
         }
     }
     Ok(model)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each shipped player is the one its model card and the README write out.
+    #[test]
+    fn the_shipped_players_are_the_documented_specs() {
+        for (rules, search) in [("othello", "sims=16384,gumbel=16"), ("othello,6x6", "sims=16384,gumbel=8,score=4")] {
+            let player = default_player(&rules.parse().unwrap()).unwrap();
+            let model = player.model().unwrap().to_string();
+            let written: AgentSpec = format!("net:model=\"{model}\",{search}").parse().unwrap();
+            assert_eq!(player, written, "{rules}");
+        }
+        assert!(default_player(&"othello,4x4".parse().unwrap()).is_err());
+    }
 }

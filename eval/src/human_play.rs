@@ -161,7 +161,7 @@ pub fn play_against_person(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{GreedyAgent, RandomAgent};
+    use crate::baselines::{GreedyAgent, RandomAgent};
     use othello_core::Rules;
 
     /// A whole game against greedy in which the person's moves, random ones, are typed each after a line that is

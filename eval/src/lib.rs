@@ -6,6 +6,7 @@
 
 pub mod agent;
 pub mod arena;
+pub mod baselines;
 pub mod engine;
 pub mod events;
 #[doc(hidden)]
@@ -27,7 +28,8 @@ pub mod spec;
 pub mod sprt;
 pub mod stage;
 
-pub use agent::{agent_from_spec, check_spec, Agent, AgentError, EndgameAgent, GreedyAgent, RandomAgent};
+pub use agent::{Agent, AgentError};
+pub use baselines::{EndgameAgent, GreedyAgent, RandomAgent};
 pub use optimal_moves::{wthor_positions, OptimalMovesReport};
 pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;

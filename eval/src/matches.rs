@@ -108,8 +108,8 @@ pub fn progress_labels(players: &[&str]) -> Vec<String> {
     let checkpoint = |model: &str| {
         let path = Path::new(model);
         let stem = path.file_stem()?.to_str()?;
-        let models = path.parent().filter(|p| p.file_name().is_some_and(|n| n == "models"));
-        Some(match models.and_then(|m| m.parent()?.file_name()?.to_str()) {
+        let run = othello_run::RunDir::of_checkpoint(path);
+        Some(match run.as_ref().and_then(|run| run.root().file_name()?.to_str()) {
             Some(run) => format!("{run}/{stem}"),
             None => stem.to_string(),
         })
@@ -191,8 +191,8 @@ pub fn rate(
 /// What `sprt` tests.
 pub struct SprtOptions<'a> {
     pub out: &'a Path,
-    pub candidate: &'a str,
-    pub baseline: &'a str,
+    pub candidate: &'a AgentSpec,
+    pub baseline: &'a AgentSpec,
     pub test: Sprt,
     pub rules: Rules,
     pub seed: u64,
@@ -209,14 +209,15 @@ pub fn sprt(o: SprtOptions, on_event: &mut dyn FnMut(Event)) -> Result<Decision,
         return Err(ArenaError::SameAgent);
     }
     for spec in [o.candidate, o.baseline] {
-        crate::check_spec(spec, &o.rules)?;
+        spec.check(&o.rules)?;
     }
+    let candidate = o.candidate.to_string();
     let dir = ArenaDir::new(o.out);
     dir.repair()?;
     let stored: std::collections::HashMap<String, f64> = dir
         .read()?
         .into_iter()
-        .map(|r| (r.key.clone(), if r.black == o.candidate { r.black_score } else { 1.0 - r.black_score }))
+        .map(|r| (r.key.clone(), if r.black == candidate { r.black_score } else { 1.0 - r.black_score }))
         .collect();
     let mut pentanomial = [0u64; 5];
     let mut decision = Decision::Continue;

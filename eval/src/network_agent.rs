@@ -188,11 +188,16 @@ impl Agent for NetworkMctsAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::agent_from_spec;
+    use crate::spec::AgentSpec;
     use crate::RandomAgent;
     use othello_net::{predict, save_model, ModelInfo, NetConfig, Predictor};
     use othello_run::RunDir;
     use rand::Rng;
+
+    /// The agent of a spec written in a test.
+    fn agent_from_spec(spec: &str, seed: u64) -> Result<Box<dyn Agent>, AgentError> {
+        spec.parse::<AgentSpec>().expect("a valid spec").agent(seed)
+    }
 
     /// A run directory holding one checkpoint of a tiny seeded network.
     fn tiny_run() -> tempfile::TempDir {
@@ -221,8 +226,9 @@ mod tests {
             assert!(agent.select_move(&Game::new(four)).is_ok());
             let err = agent.select_move(&Game::new(Rules::othello())).unwrap_err().to_string();
             assert!(err.contains("plays only othello,4x4") && err.contains("not othello,8x8"), "{err}");
-            assert!(crate::check_spec(&spec, &Rules::othello()).is_err());
-            assert!(crate::check_spec(&spec, &four).is_ok());
+            let parsed: AgentSpec = spec.parse().unwrap();
+            assert!(parsed.check(&Rules::othello()).is_err());
+            assert!(parsed.check(&four).is_ok());
         }
         // A network no trainer wrote plays any rules.
         let untrained = tiny_run();
@@ -293,11 +299,12 @@ mod tests {
         }
         let rules = Rules::othello().with_size(6).unwrap();
         let games = |model: &std::path::Path| {
-            let spec = format!("policy:model={},temperature=1", model.display());
+            let spec: AgentSpec = format!("policy:model={},temperature=1", model.display()).parse().unwrap();
+            let random: AgentSpec = "random".parse().unwrap();
             (0..4)
                 .flat_map(|pair| {
                     let start = opening(&rules, 1, pair, 2);
-                    Pairing::both_colours(&spec, "random", pair)
+                    Pairing::both_colours(&spec, &random, pair)
                         .map(|p| play(&rules, &p, &start, 9, None).unwrap().game.moves().to_vec())
                 })
                 .collect::<Vec<_>>()

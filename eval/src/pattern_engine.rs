@@ -2,6 +2,13 @@
 //! evaluation fitted on WTHOR (`othello_core::pattern`), searched the way Edax searches the midgame: principal
 //! variation search, iterative deepening, a transposition table, moves ordered by the table's best move and then by
 //! the evaluation and the opponent's mobility; the exact solver once few squares are empty.
+//!
+//! Why this is a search of its own and not the solver's (`othello_core::solve`) with a depth limit: the solver's
+//! values are exact disc margins, so its table, bounds, stability cut-offs and enhanced transposition cut-offs all
+//! rest on a value that never changes with depth; here a value is a depth-limited estimate (a table entry holds
+//! the depth it was searched to, and a bound from one depth says nothing of another), the evaluation is carried
+//! move by move in a `PatternState`, and a clock stops iterative deepening. Where the game is small enough, this
+//! engine calls the solver itself rather than searching on.
 
 use std::time::{Duration, Instant};
 

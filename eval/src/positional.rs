@@ -123,7 +123,7 @@ impl Agent for PositionalAgent {
 mod tests {
     use super::*;
     use crate::agent::tests::match_score;
-    use crate::agent::{GreedyAgent, RandomAgent};
+    use crate::baselines::{GreedyAgent, RandomAgent};
 
     /// Plain minimax (no pruning) over the same evaluation.
     fn minimax(rules: &Rules, pos: &Position, depth: u32, w: &[i32; 64]) -> i32 {

@@ -123,7 +123,7 @@ impl Agent for RolloutMctsAgent {
 mod tests {
     use super::*;
     use crate::agent::tests::{match_score, play};
-    use crate::agent::RandomAgent;
+    use crate::baselines::RandomAgent;
 
     /// Search buys strength: 300 simulations beat random play, and beat 20 simulations.
     #[test]

@@ -45,6 +45,12 @@ impl RunDir {
         self.root.join("models")
     }
 
+    /// The run a checkpoint file lies in, where `checkpoint` is `RUN/models/FILE`; None for a file elsewhere.
+    pub fn of_checkpoint(checkpoint: &Path) -> Option<RunDir> {
+        let models = checkpoint.parent().filter(|dir| dir.file_name().is_some_and(|name| name == "models"))?;
+        models.parent().map(RunDir::new)
+    }
+
     /// `models/best.txt`: in a gated run, the file name of the model self-play plays with.
     pub fn best_model(&self) -> PathBuf {
         self.models().join("best.txt")
@@ -109,6 +115,9 @@ mod tests {
             assert!(path.starts_with(run.root()) && path != run.root(), "{}", path.display());
         }
         assert_eq!(run.stage_log("train"), Path::new("/runs/a/logs/train.log"));
+        let checkpoint = run.models().join("model-000000250.bpk");
+        assert_eq!(RunDir::of_checkpoint(&checkpoint).map(|r| r.root().to_path_buf()), Some(run.root().to_path_buf()));
+        assert!(RunDir::of_checkpoint(Path::new("/runs/a/logs/model-000000250.bpk")).is_none());
     }
 
     /// The layout lives in this file alone: no other source file of the workspace spells a run-directory path.
@@ -139,8 +148,11 @@ mod tests {
                 let text = std::fs::read_to_string(&path).expect("a readable source file");
                 for (i, line) in text.lines().enumerate() {
                     for name in names {
-                        // A join of the name, alone or as the start of a longer path, in code or in tests.
-                        if line.contains(&format!("join(\"{name}\"")) || line.contains(&format!("join(\"{name}/")) {
+                        // A join of the name, alone or as the start of a longer path, in code or in tests, or a
+                        // comparison with it.
+                        let spelt_here =
+                            [format!("join(\"{name}\""), format!("join(\"{name}/"), format!("== \"{name}\"")];
+                        if spelt_here.iter().any(|spelling| line.contains(spelling.as_str())) {
                             spelt.push(format!("{}:{}: {}", path.display(), i + 1, line.trim()));
                         }
                     }

@@ -8,6 +8,7 @@ use othello_core::Rules;
 use othello_eval::arena::schedule;
 use othello_eval::matches::{self, MatchSetup, SprtOptions};
 use othello_eval::openings::{OpeningSource, Openings};
+use othello_eval::AgentSpec;
 
 use super::report::Report;
 use crate::flags::{positive, thread_count};
@@ -80,10 +81,10 @@ pub struct ArenaArgs {
     out: PathBuf,
     /// The agents of a round robin (with --gauntlet: the gauntlet agent's opponents).
     #[arg(long, num_args = 1.., required = true)]
-    agents: Vec<String>,
+    agents: Vec<AgentSpec>,
     /// Play this agent against each of the others instead of a round robin.
     #[arg(long)]
-    gauntlet: Option<String>,
+    gauntlet: Option<AgentSpec>,
     /// Games per pairing (rounded up to pairs: each opening with both colours).
     #[arg(long, value_parser = positive::<u32>, default_value_t = 20)]
     games: u32,
@@ -103,9 +104,9 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
         }
     }
     for spec in &agents {
-        othello_eval::check_spec(spec, &setup.rules)?;
+        spec.check(&setup.rules)?;
     }
-    let all = schedule(&agents, a.gauntlet.as_deref(), a.games)?;
+    let all = schedule(&agents, a.gauntlet.as_ref(), a.games)?;
     let mut report = Report::new();
     matches::play_scheduled(&a.out, &all, &setup, &mut |e| report.event(e))?;
     matches::rate(std::slice::from_ref(&a.out), &a.out, None, &mut |e| report.event(e))?;
@@ -165,10 +166,10 @@ pub struct SprtArgs {
     out: PathBuf,
     /// The agent tested (an agent spec; see `arena --help`).
     #[arg(long)]
-    candidate: String,
+    candidate: AgentSpec,
     /// The agent it is tested against.
     #[arg(long)]
-    baseline: String,
+    baseline: AgentSpec,
     /// H0: the candidate is this many Elo stronger.
     #[arg(long, default_value_t = 0.0)]
     elo0: f64,

@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result};
-use othello_eval::Agent;
+use othello_eval::{Agent, AgentSpec};
 
 /// Serve an agent as an engine on standard input and output: `nboard` speaks NBoard's protocol 2, `gtp` the Go Text
 /// Protocol with Edax's Othello commands.
@@ -12,7 +12,7 @@ use othello_eval::Agent;
 pub struct ServeArgs {
     /// An agent spec (see `arena --help`); by default the shipped 8x8 network with its search.
     #[arg(long)]
-    agent: Option<String>,
+    agent: Option<AgentSpec>,
     /// Seeds the agent.
     #[arg(long, default_value_t = 1)]
     seed: u64,
@@ -34,7 +34,7 @@ pub struct PlayArgs {
     /// Your opponent, an agent spec (see `arena --help`), such as net:model=runs/quickstart,sims=400; by default
     /// the shipped network for the rules, with its search.
     #[arg(long)]
-    agent: Option<String>,
+    agent: Option<AgentSpec>,
     /// The colour you play.
     #[arg(long, value_enum, default_value = "black")]
     color: PersonColor,
@@ -49,7 +49,7 @@ pub struct PlayArgs {
 }
 
 /// The agent given, else the shipped network for `rules`.
-fn agent_or_shipped(agent: Option<String>, rules: &othello_core::Rules) -> Result<String> {
+fn agent_or_shipped(agent: Option<AgentSpec>, rules: &othello_core::Rules) -> Result<AgentSpec> {
     agent.map_or_else(|| crate::shipped::default_player(rules), Ok)
 }
 
@@ -69,22 +69,28 @@ pub fn play_command(args: PlayArgs) -> Result<()> {
     play(&agent_or_shipped(args.agent, &args.rules)?, color, &args.from, args.rules, args.seed)
 }
 
-pub fn nboard(agent: &str, seed: u64) -> Result<()> {
-    let agent = othello_eval::agent_from_spec(agent, seed)?;
+pub fn nboard(agent: &AgentSpec, seed: u64) -> Result<()> {
+    let agent = agent.agent(seed)?;
     let session = othello_eval::nboard::NboardSession::new(agent);
     othello_eval::serve::serve(session, std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(())
 }
 
-pub fn gtp(agent: &str, seed: u64) -> Result<()> {
-    let agent = othello_eval::agent_from_spec(agent, seed)?;
+pub fn gtp(agent: &AgentSpec, seed: u64) -> Result<()> {
+    let agent = agent.agent(seed)?;
     let session = othello_eval::gtp::GtpSession::new(agent);
     othello_eval::serve::serve(session, std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(())
 }
 
-pub fn play(agent: &str, person: othello_core::Color, from: &str, rules: othello_core::Rules, seed: u64) -> Result<()> {
-    let mut agent = othello_eval::agent_from_spec(agent, seed)?;
+pub fn play(
+    agent: &AgentSpec,
+    person: othello_core::Color,
+    from: &str,
+    rules: othello_core::Rules,
+    seed: u64,
+) -> Result<()> {
+    let mut agent = agent.agent(seed)?;
     agent.check_rules(&rules)?;
     let game = othello_core::Game::from_transcript(rules, from).with_context(|| format!("--from {from}"))?;
     let stdin = std::io::stdin();

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use othello_eval::stage::{self, EvaluateOptions, Gating};
+use othello_eval::AgentSpec;
 use othello_run::RunDir;
 use othello_search::PlayerSearch;
 
@@ -29,7 +30,7 @@ pub struct EvaluateArgs {
     run: PathBuf,
     /// The fixed players (agent specs; see `arena --help`).
     #[arg(long, num_args = 1..)]
-    ladder: Option<Vec<String>>,
+    ladder: Option<Vec<AgentSpec>>,
     /// Games per pairing.
     #[arg(long, value_parser = positive::<u32>)]
     games: Option<u32>,

@@ -7,6 +7,7 @@ use anyhow::Result;
 use othello_eval::matches::output_dir;
 use othello_eval::optimal_moves::fixed::{optimal_moves, solve_with_progress, OptimalMoves, OptimalMovesOptions};
 use othello_eval::optimal_moves::score_played_by_empties;
+use othello_eval::AgentSpec;
 
 use super::report::{print_every_player, print_report, Report};
 use crate::flags::{positive, thread_count};
@@ -28,7 +29,7 @@ pub struct OptimalMovesArgs {
     games: Vec<PathBuf>,
     /// The player's spec as the arena stored it (see `ratings`); without it, every player.
     #[arg(long, requires = "games")]
-    player: Option<String>,
+    player: Option<AgentSpec>,
     /// Where the table and the picture go (default: the games' directory for one, else ./optimal-moves-comparison).
     #[arg(long, requires = "games")]
     out: Option<PathBuf>,
@@ -44,7 +45,7 @@ pub struct OptimalMovesArgs {
     /// An agent spec (see `arena --help`) asked on WTHOR positions, e.g. greedy+endgame14 or
     /// net:model=runs/a,sims=200.
     #[arg(long, requires = "wthor", conflicts_with = "games")]
-    agent: Option<String>,
+    agent: Option<AgentSpec>,
     /// WTHOR game files to draw the agent's positions from.
     #[arg(long, num_args = 1.., requires = "agent")]
     wthor: Vec<PathBuf>,
@@ -68,10 +69,12 @@ pub fn optimal_moves_command(a: OptimalMovesArgs) -> Result<()> {
     }
     let out = output_dir(a.out, &a.games, "optimal-moves-comparison");
     let max_empties = a.max_empties;
+    // The stored games name each player by its spec's canonical form.
+    let player = a.player.as_ref().map(AgentSpec::to_string);
     let options = OptimalMovesOptions {
         dirs: &a.games,
         out: &out,
-        player: a.player.as_deref(),
+        player: player.as_deref(),
         max_empties,
         fixed_positions: a.fixed_positions,
         threads: a.threads,
@@ -95,12 +98,12 @@ pub fn optimal_moves_command(a: OptimalMovesArgs) -> Result<()> {
 }
 
 /// One agent against the solver on WTHOR positions.
-fn agent_on_wthor(spec: &str, a: &OptimalMovesArgs) -> Result<()> {
+fn agent_on_wthor(spec: &AgentSpec, a: &OptimalMovesArgs) -> Result<()> {
     let games = read_wthor_games(&a.wthor)?;
     let empties = a.empties;
     let positions = othello_eval::wthor_positions(&games, empties, a.positions, a.seed);
     anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
-    let mut agent = othello_eval::agent_from_spec(spec, a.seed)?;
+    let mut agent = spec.agent(a.seed)?;
     let mut report = Report::new();
     let solutions = solve_with_progress(&positions, a.threads, &mut |e| report.event(e))?;
     report.finish()?;

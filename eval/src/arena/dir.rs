@@ -154,7 +154,7 @@ fn checkpoint_named_under(player: &str, run: &othello_run::RunDir) -> Option<Str
         let path = Path::new(model);
         let own = run.models().join(path.file_name()?);
         let named = own.display().to_string();
-        let is_checkpoint = path.parent()?.file_name()? == "models" && own.is_file();
+        let is_checkpoint = othello_run::RunDir::of_checkpoint(path).is_some() && own.is_file();
         (is_checkpoint && named != model).then_some(named)
     });
     Some(renamed?.to_string())
@@ -348,7 +348,8 @@ impl ArenaDir {
             |path: &Path, e: std::io::Error| ArenaError::File { path: path.to_path_buf(), problem: e.to_string() };
         std::fs::create_dir_all(&games).map_err(|e| fail(&games, e))?;
         let p = &played.pairing;
-        let mut record = GgfGame::from_game(&played.game, &p.black, &p.white);
+        let (black, white) = (p.black.to_string(), p.white.to_string());
+        let mut record = GgfGame::from_game(&played.game, &black, &white);
         if let Ending::Forfeit { loser, reason } = &played.ending {
             let margin = if *loser == Color::Black { -64 } else { 64 };
             record.properties.retain(|(k, _)| k != "RE");
@@ -374,8 +375,8 @@ impl ArenaDir {
         let fields = [
             p.key.clone(),
             p.pair.to_string(),
-            p.black.clone(),
-            p.white.clone(),
+            black.clone(),
+            white.clone(),
             opening.clone(),
             pos.black().count().to_string(),
             pos.white().count().to_string(),
@@ -391,8 +392,8 @@ impl ArenaDir {
         Ok(ResultRow {
             key: p.key.clone(),
             pair: p.pair,
-            black: p.black.clone(),
-            white: p.white.clone(),
+            black,
+            white,
             opening,
             black_score: played.black_score,
             ending: ending.to_string(),
@@ -545,15 +546,15 @@ mod tests {
         let own = short.replace("model=\"old/models/model-000000010.json\"", &named("model-000000010.json"));
         let own_long = long.replace("model=\"old/models/model-000000010.json\"", &named("model-000000010.json"));
         assert_eq!((rows[0].black.as_str(), rows[0].white.as_str()), (own.as_str(), own_long.as_str()));
-        assert_eq!(rows[0].key, Pairing::both_colours(&own, &own_long, 0)[0].key);
+        assert_eq!(rows[0].key, Pairing::key(&own, &own_long, 0, true));
         let stored = ArenaDir::new(run.eval()).game_file(&format!("{short} vs {long} #0 ab"));
         assert_eq!(rows[0].record, stored, "the game's record stays where it was stored");
-        assert_eq!(rows[1].key, Pairing::both_colours(&own_long, &own, 0)[1].key);
+        assert_eq!(rows[1].key, Pairing::key(&own, &own_long, 0, false));
         assert_eq!((rows[1].black.as_str(), rows[1].white.as_str()), (own.as_str(), own_long.as_str()));
         assert_eq!(rows[2].black, foreign, "a checkpoint the run does not hold keeps its name");
         let own_bare = format!("policy:{}", named("model-000000010.json"));
         assert_eq!(rows[3].white, own_bare);
-        assert_eq!(rows[3].key, Pairing::both_colours(&own_bare, "random", 0)[1].key);
+        assert_eq!(rows[3].key, Pairing::key("random", &own_bare, 0, false));
         // The same file outside a run's evaluation is read as stored.
         std::fs::write(scratch.path().join("results.csv"), &text).unwrap();
         assert_eq!(ArenaDir::new(scratch.path()).read().unwrap()[0].black, short);

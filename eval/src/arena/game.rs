@@ -9,7 +9,6 @@ use othello_run::fnv1a;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::agent::agent_from_spec;
 use crate::engine::StderrLog;
 
 use super::*;
@@ -54,7 +53,7 @@ pub fn play(
     engine_log: Option<&Path>,
 ) -> Result<Played, ArenaError> {
     let game_seed = hash_discs(seed, fnv1a(&pairing.seed_key()));
-    let mut agents = [agent_from_spec(&pairing.black, game_seed)?, agent_from_spec(&pairing.white, game_seed ^ 1)?];
+    let mut agents = [pairing.black.agent(game_seed)?, pairing.white.agent(game_seed ^ 1)?];
     if let Some(path) = engine_log {
         for (agent, spec) in agents.iter_mut().zip([&pairing.black, &pairing.white]) {
             agent.keep_stderr(StderrLog { path: path.to_path_buf(), label: format!("{spec} in {}", pairing.key) });
@@ -102,8 +101,8 @@ mod tests {
         let pairing = |black: &str, white: &str| Pairing {
             key: format!("{black} vs {white} #0 ab"),
             pair: 0,
-            black: black.into(),
-            white: white.into(),
+            black: black.parse().unwrap(),
+            white: white.parse().unwrap(),
         };
         let opening = opening(&rules, 1, 0, 4);
         assert_eq!(opening.len(), 4);
@@ -114,8 +113,8 @@ mod tests {
         assert_eq!(a.game.moves(), b.game.moves());
         assert_eq!(a.ending, Ending::Normal);
         assert_eq!(&a.game.moves()[..4], &opening[..]);
-        // A spec that cannot be built is an error, not a game.
-        assert!(play(&rules, &pairing("random", "nonsense"), &opening, 7, None).is_err());
+        // An agent that cannot be made is an error, not a game.
+        assert!(play(&rules, &pairing("random", "policy:model=/no/such/run"), &opening, 7, None).is_err());
     }
 
     /// The small ladder, with a fixed seed from the shipped balanced openings: the ratings put random, greedy,
@@ -130,16 +129,13 @@ mod tests {
         for p in schedule(&ladder, None, 100).unwrap() {
             let played = play(&rules, &p, &openings.for_pair(&rules, 11, p.pair), 11, None).unwrap();
             assert_eq!(played.ending, Ending::Normal);
-            games.push(GameResult {
-                black: p.black.clone(),
-                white: p.white.clone(),
-                black_score: played.black_score,
-                pair: Some(pair_cluster(&p.black, &p.white, p.pair)),
-            });
+            let (black, white) = (p.black.to_string(), p.white.to_string());
+            let pair = Some(pair_cluster(&black, &white, p.pair));
+            games.push(GameResult { black, white, black_score: played.black_score, pair });
         }
         let fit = crate::ratings::fit(&games, "random", 0.0).unwrap();
         let elo: Vec<(f64, f64)> =
-            ladder.iter().map(|a| fit.get(a).map(|r| (r.elo, r.interval95())).unwrap()).collect();
+            ladder.iter().map(|a| fit.get(&a.to_string()).map(|r| (r.elo, r.interval95())).unwrap()).collect();
         for (i, w) in elo.windows(2).enumerate() {
             let ((low, low_ci), (high, high_ci)) = (w[0], w[1]);
             assert!(high > low, "{} ({high:.0}) above {} ({low:.0})", ladder[i + 1], ladder[i]);

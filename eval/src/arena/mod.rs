@@ -69,8 +69,8 @@ impl ArenaError {
     }
 }
 
-/// Agent specs from their names, for the tests.
+/// Agent specs from their text, for the tests.
 #[cfg(test)]
-fn specs(names: &[&str]) -> Vec<String> {
-    names.iter().map(|s| s.to_string()).collect()
+pub(crate) fn specs(names: &[&str]) -> Vec<crate::AgentSpec> {
+    names.iter().map(|s| s.parse().expect("a valid spec")).collect()
 }

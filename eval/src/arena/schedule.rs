@@ -9,58 +9,67 @@ use crate::spec::AgentSpec;
 use super::*;
 
 /// One scheduled game.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Pairing {
     pub key: String,
     /// The opening's index: both games of a pair start from it, with the colours swapped.
     pub pair: u64,
-    pub black: String,
-    pub white: String,
+    pub black: AgentSpec,
+    pub white: AgentSpec,
 }
 
 impl Pairing {
     /// The two games of pair `pair` between `a` and `b`: `a` black first, then the colours swapped.
-    pub fn both_colours(a: &str, b: &str, pair: u64) -> [Pairing; 2] {
-        let game = |black: &str, white: &str, colours: &str| Pairing {
-            key: format!("{a} vs {b} #{pair} {colours}"),
+    pub fn both_colours(a: &AgentSpec, b: &AgentSpec, pair: u64) -> [Pairing; 2] {
+        let (a_name, b_name) = (a.to_string(), b.to_string());
+        let game = |black: &AgentSpec, white: &AgentSpec, first_is_black: bool| Pairing {
+            key: Pairing::key_of(&a_name, &b_name, pair, first_is_black),
             pair,
-            black: black.to_string(),
-            white: white.to_string(),
+            black: black.clone(),
+            white: white.clone(),
         };
-        [game(a, b, "ab"), game(b, a, "ba")]
+        [game(a, b, true), game(b, a, false)]
     }
 
     /// What seeds the game: its key with each checkpoint named by its file alone, so that a checkpoint plays the
     /// same games from any directory (a run's copy, a run moved or rated from elsewhere).
     pub(crate) fn seed_key(&self) -> String {
-        let file_only = |spec: &str| {
+        let file_only = |spec: &AgentSpec| {
             let file = |model: &str| Some(Path::new(model).file_name()?.to_str()?.to_string());
-            Some(spec.parse::<AgentSpec>().ok()?.with_model(file)?.to_string())
+            spec.with_model(file).unwrap_or_else(|| spec.clone()).to_string()
         };
-        let black = file_only(&self.black).unwrap_or_else(|| self.black.clone());
-        let white = file_only(&self.white).unwrap_or_else(|| self.white.clone());
-        Pairing::key(&black, &white, self.pair, self.key.ends_with(" ab"))
+        Pairing::key(&file_only(&self.black), &file_only(&self.white), self.pair, self.key.ends_with(" ab"))
     }
 
-    /// The key [`Pairing::both_colours`] gives the game of `black` against `white`, with the pairing's first agent
-    /// black (`ab`) or white (`ba`).
+    /// The key [`Pairing::both_colours`] gives the game of the players named `black` and `white`, with the
+    /// pairing's first agent black (`ab`) or white (`ba`).
     pub(crate) fn key(black: &str, white: &str, pair: u64, first_is_black: bool) -> String {
         match first_is_black {
-            true => Pairing::both_colours(black, white, pair)[0].key.clone(),
-            false => Pairing::both_colours(white, black, pair)[1].key.clone(),
+            true => Pairing::key_of(black, white, pair, true),
+            false => Pairing::key_of(white, black, pair, false),
         }
+    }
+
+    /// The key of a game of the pairing of `first` and `second`: `first` black (`ab`) or white (`ba`).
+    fn key_of(first: &str, second: &str, pair: u64, first_is_black: bool) -> String {
+        let colours = if first_is_black { "ab" } else { "ba" };
+        format!("{first} vs {second} #{pair} {colours}")
     }
 }
 
 /// Every game of a round robin between `agents` (or, with a `gauntlet` agent, of it against each of them), `games`
 /// per pairing rounded up to whole pairs.
-pub fn schedule(agents: &[String], gauntlet: Option<&str>, games: u32) -> Result<Vec<Pairing>, ArenaError> {
-    let mut pairings: Vec<(String, String)> = Vec::new();
+pub fn schedule(
+    agents: &[AgentSpec],
+    gauntlet: Option<&AgentSpec>,
+    games: u32,
+) -> Result<Vec<Pairing>, ArenaError> {
+    let mut pairings: Vec<(&AgentSpec, &AgentSpec)> = Vec::new();
     match gauntlet {
-        Some(g) => pairings.extend(agents.iter().filter(|a| a.as_str() != g).map(|a| (g.to_string(), a.clone()))),
+        Some(g) => pairings.extend(agents.iter().filter(|a| *a != g).map(|a| (g, a))),
         None => {
             for (i, a) in agents.iter().enumerate() {
-                pairings.extend(agents[i + 1..].iter().filter(|b| *b != a).map(|b| (a.clone(), b.clone())));
+                pairings.extend(agents[i + 1..].iter().filter(|b| *b != a).map(|b| (a, b)));
             }
         }
     }
@@ -92,14 +101,15 @@ pub enum Sweep {
 /// the stored rows by key; None while a game of it is missing.
 pub fn sweep(
     rows: &HashMap<&str, &ResultRow>,
-    player: &str,
-    opponent: &str,
+    player: &AgentSpec,
+    opponent: &AgentSpec,
     games: u32,
 ) -> Result<Option<Sweep>, ArenaError> {
     let mut points = Vec::new();
-    for p in schedule(&[opponent.to_string(), player.to_string()], Some(player), games)? {
+    let name = player.to_string();
+    for p in schedule(&[opponent.clone(), player.clone()], Some(player), games)? {
         let Some(row) = rows.get(p.key.as_str()) else { return Ok(None) };
-        points.push(if row.black == player { row.black_score } else { 1.0 - row.black_score });
+        points.push(if row.black == name { row.black_score } else { 1.0 - row.black_score });
     }
     Ok(Some(if points.iter().all(|&s| s == 1.0) {
         Sweep::AllWon
@@ -149,18 +159,20 @@ mod tests {
 
     #[test]
     fn round_robins_and_gauntlets_pair_every_opening_with_both_colours() {
-        let s = schedule(&specs(&["a", "b", "c"]), None, 3).unwrap();
+        let [a, b, c, d] = <[AgentSpec; 4]>::try_from(specs(&["random", "greedy", "positional", "mcts"])).unwrap();
+        let s = schedule(&[a.clone(), b.clone(), c.clone()], None, 3).unwrap();
         assert_eq!(s.len(), 3 * 4, "3 pairings, 3 games rounded up to 2 pairs");
         for p in &s {
             let twin = s.iter().find(|q| q.pair == p.pair && q.black == p.white && q.white == p.black);
             assert!(twin.is_some(), "{p:?} has no colour-swapped twin");
         }
-        let g = schedule(&specs(&["a", "b", "c"]), Some("a"), 2).unwrap();
+        let g = schedule(&[a.clone(), b.clone(), c.clone()], Some(&a), 2).unwrap();
         assert_eq!(g.len(), 4);
-        assert!(g.iter().all(|p| p.black == "a" || p.white == "a"));
-        assert!(schedule(&specs(&["a"]), None, 2).is_err());
+        assert!(g.iter().all(|p| p.black == a || p.white == a));
+        assert_eq!(g[0].key, "random vs greedy #0 ab");
+        assert!(schedule(std::slice::from_ref(&a), None, 2).is_err());
         // Keys do not depend on the other agents: a pairing's games keep their keys when an agent joins.
-        let more = schedule(&specs(&["a", "b", "c", "d"]), None, 3).unwrap();
+        let more = schedule(&[a, b, c, d], None, 3).unwrap();
         assert!(s.iter().all(|p| more.contains(p)));
     }
 
@@ -195,18 +207,19 @@ mod tests {
 
     #[test]
     fn a_pairing_is_swept_only_when_every_game_went_one_way() {
+        let [random, player] = <[AgentSpec; 2]>::try_from(specs(&["random", "pattern"])).unwrap();
         let rows_of = |scores: &[f64]| -> Vec<ResultRow> {
-            let pairings = schedule(&specs(&["random", "net"]), Some("net"), 4).unwrap();
+            let pairings = schedule(&[random.clone(), player.clone()], Some(&player), 4).unwrap();
             pairings
                 .iter()
                 .zip(scores)
                 .map(|(p, &net)| ResultRow {
                     key: p.key.clone(),
                     pair: p.pair,
-                    black: p.black.clone(),
-                    white: p.white.clone(),
+                    black: p.black.to_string(),
+                    white: p.white.to_string(),
                     opening: String::new(),
-                    black_score: if p.black == "net" { net } else { 1.0 - net },
+                    black_score: if p.black == player { net } else { 1.0 - net },
                     ending: "normal".into(),
                     record: PathBuf::new(),
                 })
@@ -215,7 +228,7 @@ mod tests {
         let outcome = |scores: &[f64]| {
             let rows = rows_of(scores);
             let by_key = rows.iter().map(|r| (r.key.as_str(), r)).collect();
-            sweep(&by_key, "net", "random", 4).unwrap()
+            sweep(&by_key, &player, &random, 4).unwrap()
         };
         assert_eq!(outcome(&[1.0; 4]), Some(Sweep::AllWon));
         assert_eq!(outcome(&[0.0; 4]), Some(Sweep::AllLost));

@@ -19,6 +19,7 @@ pub use files::*;
 
 use crate::agent::{Agent, AgentError};
 use crate::arena::{ArenaError, ResultRow};
+use crate::spec::AgentSpec;
 
 /// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
 /// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
@@ -236,7 +237,8 @@ pub fn ladder_positions(
 /// in these chunks, so that one slow player keeps every thread busy, and its moves do not hang on the thread count.
 pub const POSITIONS_PER_AGENT: usize = 16;
 
-/// The move each player (a spec) chooses in each of `games`' current positions, or why it could not. Each player's
+/// The move each player (named by its spec in stored games) chooses in each of `games`' current positions, or why
+/// it could not. Each player's
 /// positions go in chunks of [`POSITIONS_PER_AGENT`], spread over `threads` threads, each chunk asked by an agent of
 /// its own seeded with `seed` plus the chunk's index; `on_positions(n)` is called as each chunk of n is done.
 pub fn choose_moves(
@@ -261,7 +263,8 @@ pub fn choose_moves(
                         }
                         let (spec, chunk) = (&specs[i / chunks], i % chunks);
                         let positions = games.chunks(POSITIONS_PER_AGENT).nth(chunk).unwrap_or_default();
-                        let moves = crate::agent::agent_from_spec(spec, seed.wrapping_add(chunk as u64))
+                        let moves = AgentSpec::try_from(spec.clone())
+                            .and_then(|spec| spec.agent(seed.wrapping_add(chunk as u64)))
                             .and_then(|mut agent| positions.iter().map(|g| agent.select_move(g)).collect());
                         mine.push((i, moves));
                         on_positions(positions.len());
@@ -312,11 +315,11 @@ pub fn score_played_by_empties(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::{EndgameAgent, GreedyAgent, RandomAgent};
+    use crate::baselines::{EndgameAgent, GreedyAgent, RandomAgent};
     use othello_core::wthor::WthorFile;
 
     fn wthor_games() -> Vec<WthorGame> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../shared/data/wthor/WTH_2015.wtb");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/wthor/WTH_2015.wtb");
         WthorFile::parse(&std::fs::read(path).unwrap()).unwrap().games
     }
 
@@ -330,7 +333,7 @@ mod tests {
         let arena = ArenaDir::new(&dir);
         let rules = Rules::othello().with_size(4).unwrap();
         let perfect = "random+endgame16";
-        for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
+        for p in &schedule(&crate::arena::specs(&["random", perfect]), None, 10).unwrap() {
             arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5, None).unwrap()).unwrap();
         }
         let rows = arena.read().unwrap();
@@ -406,7 +409,7 @@ mod tests {
         let perfect = "random+endgame16";
         // A "trained" player: any spec with a model (its games are left out, so it need not load here).
         let trained = "net:model=absent,sims=1";
-        for p in &schedule(&["random".to_string(), perfect.to_string()], None, 10).unwrap() {
+        for p in &schedule(&crate::arena::specs(&["random", perfect]), None, 10).unwrap() {
             arena.store(&play(&rules, p, &opening(&rules, 5, p.pair, 1), 5, None).unwrap()).unwrap();
         }
         let mut rows = arena.read().unwrap();
@@ -439,7 +442,7 @@ mod tests {
             .chunks(POSITIONS_PER_AGENT)
             .enumerate()
             .flat_map(|(chunk, positions)| {
-                let mut random = crate::agent::agent_from_spec("random", 3 + chunk as u64).unwrap();
+                let mut random = crate::RandomAgent::new(3 + chunk as u64);
                 positions.iter().map(|g| random.select_move(g).unwrap()).collect::<Vec<_>>()
             })
             .collect();

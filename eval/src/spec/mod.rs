@@ -13,6 +13,8 @@ use thiserror::Error;
 
 use crate::engine::Protocol;
 
+mod make;
+
 /// The largest weight a search gives the disc margin beside the result: `score=` in a `net:` spec, and the configs'
 /// `score_utility` keys.
 pub const MAX_SCORE_UTILITY: f32 = 10.0;
@@ -25,8 +27,10 @@ pub const DEFAULT_NET_SIMULATIONS: u32 = 200;
 /// The most seconds a move or an engine's start may be given.
 const MAX_SECONDS: f64 = 86_400.0;
 
-/// A player, with its parameters; see [`AgentKind`] for each.
-#[derive(Clone, Debug, PartialEq)]
+/// A player, with its parameters; see [`AgentKind`] for each. Read from a flag through `FromStr`, from a config
+/// through `TryFrom<String>` (its error names the whole spec), written back in its canonical form.
+#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+#[serde(try_from = "String", into = "String")]
 pub struct AgentSpec {
     pub kind: AgentKind,
     /// `+endgameK`: perfect play once at most K squares are empty.
@@ -118,8 +122,8 @@ impl AgentSpec {
     }
 
     /// The spec of checkpoint `model` played with `search`, as the evaluation's tables name it.
-    pub fn checkpoint_player(model: &std::path::Path, search: &PlayerSearch) -> String {
-        AgentSpec::net(model.display().to_string(), search.clone()).to_string()
+    pub fn checkpoint_player(model: &std::path::Path, search: &PlayerSearch) -> AgentSpec {
+        AgentSpec::net(model.display().to_string(), search.clone())
     }
 
     /// The model a `policy:` or `net:` player loads.
@@ -182,6 +186,20 @@ impl AgentSpec {
     /// The spec without its `+endgameK`.
     pub fn base(&self) -> AgentSpec {
         AgentSpec { endgame: None, ..self.clone() }
+    }
+}
+
+impl TryFrom<String> for AgentSpec {
+    type Error = crate::AgentError;
+
+    fn try_from(spec: String) -> Result<AgentSpec, crate::AgentError> {
+        spec.parse().map_err(|problem| crate::AgentError::BadSpec { spec, problem })
+    }
+}
+
+impl From<AgentSpec> for String {
+    fn from(spec: AgentSpec) -> String {
+        spec.to_string()
     }
 }
 

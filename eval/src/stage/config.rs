@@ -4,15 +4,20 @@ use othello_run::config_check::{check_counts, check_numbers, MAX_THREADS, POSITI
 use othello_search::{MctsConfig, PlayerSearch, RootSelection, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{AgentSpec, MAX_SCORE_UTILITY};
+use crate::spec::{AgentKind, AgentSpec, MAX_SCORE_UTILITY};
+
+/// `positional:depth=N`, a rung of the default ladder.
+fn positional(depth: u32) -> AgentKind {
+    AgentKind::Positional { depth: Some(depth) }
+}
 
 /// `[eval]`: the evaluation stage, which rates each new checkpoint (network + MCTS) in a gauntlet against the fixed
 /// ladder and the checkpoint rated before it.
 #[derive(Clone, Debug, Deserialize, PartialEq, Serialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct EvalConfig {
-    /// The fixed players (agent specs).
-    pub ladder: Vec<String>,
+    /// The fixed players.
+    pub ladder: Vec<AgentSpec>,
     /// Games per pairing.
     pub games: u32,
     /// The checkpoints' simulations per move.
@@ -49,7 +54,9 @@ pub struct EvalConfig {
 impl Default for EvalConfig {
     fn default() -> EvalConfig {
         EvalConfig {
-            ladder: ["random", "greedy", "positional:depth=1", "positional:depth=2"].map(String::from).to_vec(),
+            ladder: [AgentKind::Random, AgentKind::Greedy, positional(1), positional(2)]
+                .map(|kind| AgentSpec { kind, endgame: None })
+                .to_vec(),
             games: 20,
             simulations: 64,
             score_utility: None,
@@ -67,11 +74,8 @@ impl Default for EvalConfig {
 }
 
 impl EvalConfig {
-    /// Checks what serde cannot: the ladder's specs, counts of at least 1, the weights and the test's Elo.
+    /// Checks what serde cannot: counts of at least 1, the weights and the test's Elo.
     pub fn validate(&self) -> Result<(), String> {
-        for spec in &self.ladder {
-            spec.parse::<AgentSpec>().map_err(|e| format!("[eval] ladder: agent '{spec}': {e}"))?;
-        }
         check_numbers("[eval]", &[("gating_elo", self.gating_elo, POSITIVE)])?;
         if let Some(w) = self.score_utility.filter(|w| !(0.0..=MAX_SCORE_UTILITY).contains(w)) {
             return Err(format!("[eval] score_utility = {w} (expected 0 to {MAX_SCORE_UTILITY})"));

@@ -8,6 +8,7 @@ use crate::arena::{rungs_to_play, schedule, sweep, ArenaDir, ResultRow};
 use crate::events::Event;
 use crate::matches::{play_scheduled, MatchSetup};
 use crate::ratings::{fit, Ratings};
+use crate::spec::AgentSpec;
 use crate::stage::StageError;
 
 /// What runs after each round of a gauntlet's games, given where to report.
@@ -23,11 +24,16 @@ pub(crate) fn fit_among(rows: &[ResultRow], players: &[String]) -> Option<Rating
     among.first().and_then(|first| fit(&among, &first.black, 0.0).ok())
 }
 
+/// The names the tables give `players`.
+fn names(players: &[AgentSpec]) -> Vec<String> {
+    players.iter().map(AgentSpec::to_string).collect()
+}
+
 /// The ladder ordered by the Elo of its own round robin in `rows`, weakest first (as given where it has none).
-pub(crate) fn weakest_first(rows: &[ResultRow], ladder: &[String]) -> Vec<String> {
+pub(crate) fn weakest_first(rows: &[ResultRow], ladder: &[AgentSpec]) -> Vec<AgentSpec> {
     let mut order = ladder.to_vec();
-    if let Some(fit) = fit_among(rows, ladder) {
-        let elo = |spec: &String| fit.get(spec).map_or(f64::NEG_INFINITY, |r| r.elo);
+    if let Some(fit) = fit_among(rows, &names(ladder)) {
+        let elo = |spec: &AgentSpec| fit.get(&spec.to_string()).map_or(f64::NEG_INFINITY, |r| r.elo);
         order.sort_by(|a, b| elo(a).total_cmp(&elo(b)));
     }
     order
@@ -37,9 +43,9 @@ pub(crate) fn weakest_first(rows: &[ResultRow], ladder: &[String]) -> Vec<String
 /// the first), spreading up and down until a sweep each way ([`rungs_to_play`]): a strong checkpoint plays no games
 /// against random, which would tell nothing.
 pub(crate) struct Gauntlet<'a> {
-    pub spec: &'a str,
+    pub spec: &'a AgentSpec,
     /// The ladder, weakest first.
-    pub rungs: &'a [String],
+    pub rungs: &'a [AgentSpec],
     pub games: u32,
 }
 
@@ -50,7 +56,7 @@ impl Gauntlet<'_> {
     pub fn play(
         &self,
         dir: &Path,
-        met: &[String],
+        met: &[AgentSpec],
         setup: &MatchSetup,
         on_event: &mut dyn FnMut(Event),
         after_round: &mut AfterRound,
@@ -59,14 +65,14 @@ impl Gauntlet<'_> {
         let mut rows = arena.read()?;
         let previous = met.last().filter(|p| !self.rungs.contains(p));
         let nearest_to_previous = previous.and_then(|previous| {
-            let fit = fit_among(&rows, met)?;
-            let at = fit.get(previous)?.elo;
-            let distance = |i: &usize| fit.get(&self.rungs[*i]).map_or(f64::INFINITY, |r| (r.elo - at).abs());
+            let fit = fit_among(&rows, &names(met))?;
+            let at = fit.get(&previous.to_string())?.elo;
+            let elo = |i: usize| fit.get(&self.rungs[i].to_string()).map(|r| r.elo);
+            let distance = |i: &usize| elo(*i).map_or(f64::INFINITY, |elo| (elo - at).abs());
             (0..self.rungs.len()).min_by(|a, b| distance(a).total_cmp(&distance(b)))
         });
         let start = nearest_to_previous.unwrap_or(self.rungs.len() / 2);
-        let against =
-            |opponent: &str| schedule(&[opponent.to_string(), self.spec.to_string()], Some(self.spec), self.games);
+        let against = |opponent: &AgentSpec| schedule(&[opponent.clone(), self.spec.clone()], Some(self.spec), self.games);
         let mut todo = match previous {
             Some(previous) => against(previous)?,
             None => vec![],
@@ -84,14 +90,15 @@ impl Gauntlet<'_> {
             if todo.is_empty() {
                 return Ok(());
             }
-            let mut opponents: Vec<&str> = vec![];
+            let mut opponents: Vec<String> = vec![];
             for p in &todo {
-                let opponent = if p.black == self.spec { p.white.as_str() } else { p.black.as_str() };
+                let opponent = if p.black == *self.spec { &p.white } else { &p.black }.to_string();
                 if !opponents.contains(&opponent) {
                     opponents.push(opponent);
                 }
             }
-            on_event(Event::Against { player: self.spec, opponents: &opponents });
+            let opponents: Vec<&str> = opponents.iter().map(String::as_str).collect();
+            on_event(Event::Against { player: &self.spec.to_string(), opponents: &opponents });
             play_scheduled(dir, &todo, setup, on_event)?;
             after_round(on_event)?;
             todo.clear();

@@ -58,7 +58,7 @@ pub enum StageError {
 /// What `evaluate` rates.
 pub struct EvaluateOptions<'a> {
     pub run: &'a Path,
-    pub ladder: &'a [String],
+    pub ladder: &'a [AgentSpec],
     pub games: u32,
     /// The checkpoints' search (see [`EvalConfig::player_search`]).
     pub search: PlayerSearch,
@@ -85,10 +85,10 @@ const WATCH_POLL: Duration = Duration::from_secs(5);
 
 /// The ladder's rungs but the external engines whose program is not installed here (GRhino's levels, say), each
 /// left out with a warning.
-fn installed_rungs(ladder: &[String], on_event: &mut dyn FnMut(Event)) -> Vec<String> {
+fn installed_rungs(ladder: &[AgentSpec], on_event: &mut dyn FnMut(Event)) -> Vec<AgentSpec> {
     ladder
         .iter()
-        .filter(|spec| match spec.parse::<AgentSpec>().ok().and_then(|s| s.missing_program()) {
+        .filter(|spec| match spec.missing_program() {
             Some(why) => {
                 on_event(Event::Warning { message: format!("the ladder's {spec} is left out: {why}") });
                 false
@@ -109,7 +109,7 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
         return Err(StageError::NoLadder);
     }
     for spec in ladder {
-        crate::check_spec(spec, &o.setup.rules)?;
+        spec.check(&o.setup.rules)?;
     }
     let mut rated = 0;
     let player = AgentSpec::checkpoint_player;
@@ -142,7 +142,7 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
             }
         }
         let begun: Vec<Option<usize>> =
-            models.iter().map(|m| first_rows.get(player(m, &o.search).as_str()).copied()).collect();
+            models.iter().map(|m| first_rows.get(player(m, &o.search).to_string().as_str()).copied()).collect();
         let chosen;
         (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, &begun);
         check_checkpoint_rules(&models[last], &o.setup.rules)?;
@@ -186,7 +186,7 @@ pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Resu
             met.push(player(&models[last], &o.search));
             let spec = player(&models[last], &PlayerSearch { simulations, ..o.search.clone() });
             let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
-            on_event(Event::FinalPlayer { player: &spec });
+            on_event(Event::FinalPlayer { player: &spec.to_string() });
             gauntlet.play(&run.eval(), &met, &o.setup, on_event, &mut |_| Ok(()))?;
             rated_last = false;
         }
@@ -348,22 +348,25 @@ mod tests {
         std::fs::create_dir(program.parent().unwrap()).unwrap();
         std::fs::write(&program, "#!/bin/sh\n").unwrap();
         std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let ladder: Vec<String> = vec![
-            "random".into(),
+        let ladder: Vec<AgentSpec> = [
+            "random".to_string(),
             "engine:cmd=\"/nonexistent/edax -nboard\",protocol=nboard".into(),
             "engine:cmd=\"sh -c true\",protocol=gtp".into(),
             format!("grhino:level=2,cmd=\"{}\"", program.display()),
             "greedy".into(),
-        ];
+        ]
+        .map(|spec| spec.parse().unwrap())
+        .to_vec();
         let mut warnings = vec![];
         let kept = installed_rungs(&ladder, &mut |event| {
             if let Event::Warning { message } = event {
                 warnings.push(message)
             }
         });
-        assert_eq!(kept, [&ladder[0], &ladder[2], &ladder[3], &ladder[4]].map(String::clone));
+        assert_eq!(kept, [&ladder[0], &ladder[2], &ladder[3], &ladder[4]].map(AgentSpec::clone));
         assert_eq!(warnings.len(), 1, "{warnings:?}");
-        assert!(warnings[0].contains(&ladder[1]) && warnings[0].contains("/nonexistent/edax"), "{warnings:?}");
+        let missing = ladder[1].to_string();
+        assert!(warnings[0].contains(&missing) && warnings[0].contains("/nonexistent/edax"), "{warnings:?}");
     }
 
     /// A checkpoint's player is found by its search, whole: another simulation count, Gumbel setting or value
