@@ -6,7 +6,8 @@
 //! - [`atomic`]: whole-file writes by rename;
 //! - [`config_check`]: the range checks each stage's section of `config.toml` makes;
 //! - [`shard`]: the replay-shard format (writer and validating reader) and [`GameRecord`], a finished game with the
-//!   training targets of each of its positions.
+//!   training targets of each of its positions;
+//! - [`tensorboard`]: TensorBoard's event files, which the trainer and the evaluation write in `RUN/logs`.
 //!
 //! The network and its checkpoints (`RUN/models`) are in `othello-net`.
 
@@ -16,6 +17,7 @@ pub mod fnv;
 pub mod game_record;
 pub mod run_dir;
 pub mod shard;
+pub mod tensorboard;
 
 pub use atomic::{temp_path, write_atomic};
 pub use fnv::{fnv1a, fnv1a_bytes};

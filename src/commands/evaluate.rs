@@ -5,7 +5,7 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use othello_eval::stage::{self, EvaluateOptions, Gating};
-use othello_eval::AgentSpec;
+use othello_players::AgentSpec;
 use othello_run::RunDir;
 use othello_search::PlayerSearch;
 
@@ -75,7 +75,8 @@ pub fn evaluate(a: EvaluateArgs) -> Result<()> {
         optimal_moves_positions: (eval.optimal_moves_positions > 0).then_some(eval.optimal_moves_positions),
         final_player_simulations: eval.final_player_simulations,
     };
-    let mut report = Report::with_log(run.eval_logs());
+    let mut report = Report::new();
     stage::evaluate(options, &mut |e| report.event(e))?;
-    report.finish()
+    report.finish();
+    Ok(())
 }

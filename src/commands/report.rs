@@ -1,15 +1,12 @@
 //! Prints what the arena's matches and the evaluation stage report: tables on standard output, progress on
-//! standard error (a bar on a terminal, a plain line now and then elsewhere), and the checkpoints' Elo and rate
-//! against the solver to TensorBoard where a log directory is given.
-
-use std::path::PathBuf;
+//! standard error (a bar on a terminal, a plain line now and then elsewhere).
 
 use othello_eval::events::Event;
 use othello_eval::optimal_moves::fixed::best_first;
 use othello_eval::optimal_moves::OptimalMovesRow;
 use othello_eval::ratings::Ratings;
-use othello_eval::{AgentSpec, OptimalMovesReport};
-use othello_train::log::EventWriter;
+use othello_eval::OptimalMovesReport;
+use othello_players::AgentSpec;
 
 use super::plural;
 use crate::progress::{rate, ProgressDisplay};
@@ -17,31 +14,21 @@ use crate::progress::{rate, ProgressDisplay};
 /// How many of the leading players the progress line names.
 const LEADERS_SHOWN: usize = 3;
 
-/// The printer of [`Event`]s; [`Report::finish`] returns the first TensorBoard error, if any.
+/// The printer of [`Event`]s.
 pub struct Report {
     bar: Option<ProgressDisplay>,
     /// Print the likelihood of superiority with each ratings table.
     pub los: bool,
-    log_dir: Option<PathBuf>,
-    log: Option<EventWriter>,
-    failure: Option<anyhow::Error>,
 }
 
 impl Report {
     pub fn new() -> Report {
-        Report { bar: None, los: false, log_dir: None, log: None, failure: None }
+        Report { bar: None, los: false }
     }
 
-    /// Also writes the checkpoints' Elo and rate against the solver at their steps, in a TensorBoard event file in
-    /// `dir` (created with the first value).
-    pub fn with_log(dir: PathBuf) -> Report {
-        Report { log_dir: Some(dir), ..Report::new() }
-    }
-
-    /// The first error writing TensorBoard's file, once the work is done.
-    pub fn finish(mut self) -> anyhow::Result<()> {
+    /// Clears the progress bar once the work is done.
+    pub fn finish(mut self) {
         self.clear_bar();
-        self.failure.map_or(Ok(()), Err)
     }
 
     pub fn event(&mut self, event: Event) {
@@ -81,9 +68,8 @@ impl Report {
             Event::FinalPlayer { player } => eprintln!("the final player: {player}"),
             Event::Promoted { model, first: true } => eprintln!("gating: {} is the first best", model.display()),
             Event::Promoted { model, first: false } => eprintln!("gating: {} is the new best", model.display()),
-            Event::CheckpointElo { step, elo, interval95 } => {
-                self.log(&[("elo", elo as f32), ("elo_interval95", interval95 as f32)], step);
-            }
+            // The evaluation stage writes it to TensorBoard.
+            Event::CheckpointElo { .. } => {}
             Event::Solving { done: 0, total, threads } => {
                 self.start_bar(total, "positions solved");
                 if self.bar.as_ref().is_some_and(ProgressDisplay::is_hidden) {
@@ -112,7 +98,7 @@ impl Report {
                 }
             }
             Event::LeftOut { player, why } => eprintln!("{player}: left out: {why}"),
-            Event::OptimalMoves { player, report, step } => {
+            Event::OptimalMoves { player, report, .. } => {
                 let (low, high) = report.optimal_interval();
                 eprintln!(
                     "{player}: the solver's move in {:.1}% of {} positions (95%: {:.1}-{:.1})",
@@ -121,9 +107,6 @@ impl Report {
                     100.0 * low,
                     100.0 * high
                 );
-                if let Some(step) = step {
-                    self.log(&[("optimal_moves", report.optimal_rate() as f32)], step);
-                }
             }
             Event::EveryPlayer { records, counted, max_empties } => print_every_player(records, counted, max_empties),
             Event::Stored { what } if what.is_empty() => {}
@@ -147,29 +130,6 @@ impl Report {
         if let Some(bar) = self.bar.take() {
             bar.clear();
         }
-    }
-
-    fn log(&mut self, values: &[(&str, f32)], step: u64) {
-        let Some(dir) = &self.log_dir else { return };
-        if self.failure.is_some() {
-            return;
-        }
-        if self.log.is_none() {
-            match EventWriter::create(dir) {
-                Ok(writer) => self.log = Some(writer),
-                Err(e) => return self.fail(e.into()),
-            }
-        }
-        if let Some(Err(e)) = self.log.as_mut().map(|log| log.scalars(values, step)) {
-            self.fail(e.into());
-        }
-    }
-
-    /// Said at once (a watching evaluation never finishes), returned by [`Report::finish`]; the ratings themselves
-    /// are stored apart from TensorBoard's file.
-    fn fail(&mut self, error: anyhow::Error) {
-        eprintln!("warning: TensorBoard: {error:#}");
-        self.failure = Some(error);
     }
 }
 

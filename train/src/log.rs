@@ -6,12 +6,9 @@
 use std::fs::{File, OpenOptions};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
 
+use othello_run::tensorboard::{EventWriter, TensorboardError};
 use othello_run::{write_atomic, RunDir};
-use protobuf::Message;
-use tensorboard_proto::event::Event;
-use tensorboard_rs::record_writer::RecordWriter;
 use thiserror::Error;
 
 use crate::loss::StepFigures;
@@ -21,6 +18,12 @@ use crate::loss::StepFigures;
 pub struct LogError {
     pub path: PathBuf,
     pub problem: String,
+}
+
+impl From<TensorboardError> for LogError {
+    fn from(e: TensorboardError) -> LogError {
+        LogError { path: e.path, problem: e.problem }
+    }
 }
 
 /// The columns of `scalars.csv`.
@@ -58,48 +61,6 @@ pub struct RunLog {
     tensorboard: EventWriter,
 }
 
-/// A TensorBoard event file (`events.out.tfevents.*`) of scalars, written with tensorboard-rs's record framing
-/// and summaries on a file of our own, so that a full disk or a vanished directory is an error naming the file.
-pub struct EventWriter {
-    path: PathBuf,
-    records: RecordWriter<File>,
-}
-
-impl EventWriter {
-    /// A new event file in `dir` (created if missing).
-    pub fn create(dir: &Path) -> Result<EventWriter, LogError> {
-        std::fs::create_dir_all(dir).map_err(|e| LogError { path: dir.to_path_buf(), problem: e.to_string() })?;
-        let now = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default();
-        let path = dir.join(format!("events.out.tfevents.{:010}.othello-zero.{}", now.as_secs(), std::process::id()));
-        let file = File::create(&path).map_err(|e| LogError { path: path.clone(), problem: e.to_string() })?;
-        let mut writer = EventWriter { path, records: RecordWriter::new(file) };
-        let mut version = Event::new();
-        version.set_wall_time(now.as_secs_f64());
-        version.set_file_version("brain.Event:2".to_string());
-        writer.write(&version)?;
-        Ok(writer)
-    }
-
-    fn write(&mut self, event: &Event) -> Result<(), LogError> {
-        let fail = |problem: String| LogError { path: self.path.clone(), problem };
-        let bytes = event.write_to_bytes().map_err(|e| fail(e.to_string()))?;
-        self.records.write(&bytes).map_err(|e| fail(e.to_string()))
-    }
-
-    /// Writes `values` (tag, value) at `step` and flushes them.
-    pub fn scalars(&mut self, values: &[(&str, f32)], step: u64) -> Result<(), LogError> {
-        let wall_time = SystemTime::now().duration_since(UNIX_EPOCH).unwrap_or_default().as_secs_f64();
-        for (name, value) in values {
-            let mut event = Event::new();
-            event.set_wall_time(wall_time);
-            event.set_step(step as i64);
-            event.set_summary(tensorboard_rs::summary::scalar(name, *value));
-            self.write(&event)?;
-        }
-        self.records.flush().map_err(|e| LogError { path: self.path.clone(), problem: e.to_string() })
-    }
-}
-
 impl RunLog {
     /// Opens the log of a run continuing after `step`: lines of later steps (written after the checkpoint a
     /// killed trainer resumes from) are dropped.
@@ -127,7 +88,7 @@ impl RunLog {
         }
         write_atomic(&csv_path, (kept.join("\n") + "\n").as_bytes()).map_err(|e| err(e.to_string()))?;
         let csv = OpenOptions::new().append(true).open(&csv_path).map_err(|e| err(e.to_string()))?;
-        Ok(RunLog { csv, csv_path, tensorboard: EventWriter::create(&dir)? })
+        Ok(RunLog { csv, csv_path, tensorboard: EventWriter::create(&dir).map_err(LogError::from)? })
     }
 
     pub fn write(&mut self, line: &LogLine) -> Result<(), LogError> {
@@ -173,15 +134,6 @@ pub fn read_scalars(path: &Path) -> Result<Vec<Vec<f64>>, LogError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A full disk is an error naming the event file, not a panic.
-    #[test]
-    fn a_full_disk_is_an_error_naming_the_event_file() {
-        let Ok(full) = std::fs::OpenOptions::new().write(true).open("/dev/full") else { return };
-        let mut writer = EventWriter { path: PathBuf::from("/dev/full"), records: RecordWriter::new(full) };
-        let err = writer.scalars(&[("loss", 1.0)], 3).unwrap_err().to_string();
-        assert!(err.contains("/dev/full"), "{err}");
-    }
 
     /// The log read while the trainer appends to it: the half-written line is left out, a malformed whole line
     /// is an error naming the file and line.
