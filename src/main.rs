@@ -64,7 +64,7 @@ enum Command {
 /// start with a hyphen as their position, and clap then reads the flags written after a position as part of it; such
 /// flags, with their values, are moved in front of the position and the line is parsed again.
 fn parse_cli(args: Vec<OsString>) -> Cli {
-    let cli = Cli::parse_from(&args);
+    let cli = parse_or_exit(&args);
     let (name, position) = match &cli.command {
         Command::Show(args) => ("show", &args.position),
         Command::Solve(args) => ("solve", &args.position),
@@ -102,7 +102,20 @@ fn parse_cli(args: Vec<OsString>) -> Cli {
     }
     let mut reordered = args[..start].to_vec();
     reordered.extend(flags.into_iter().chain(position_tokens).map(OsString::from));
-    Cli::parse_from(reordered)
+    parse_or_exit(&reordered)
+}
+
+/// The command line parsed, or the process ended with clap's message. A value refused (an agent spec, rules, a
+/// number out of range) is one line, as every other mistake is; a missing or unknown flag keeps clap's usage.
+fn parse_or_exit(args: &[OsString]) -> Cli {
+    Cli::try_parse_from(args).unwrap_or_else(|error| {
+        if error.kind() == clap::error::ErrorKind::ValueValidation {
+            let message = error.render().to_string();
+            eprintln!("{}", message.lines().next().unwrap_or_default());
+            std::process::exit(error.exit_code());
+        }
+        error.exit()
+    })
 }
 
 /// A failure is one line, `Error: ` and the error with its causes, whether or not RUST_BACKTRACE asks for a
