@@ -75,7 +75,7 @@ impl RunConfig {
         config.selfplay.validate().map_err(in_config)?;
         config.eval.validate().map_err(in_config)?;
         // Self-play's weight of the disc margin: at most what a `net:` player's `score=` takes.
-        let (w, max) = (config.selfplay.mcts.score_utility, othello_eval::MAX_SCORE_UTILITY);
+        let (w, max) = (config.selfplay.mcts.score_utility, othello_players::MAX_SCORE_UTILITY);
         anyhow::ensure!(
             (0.0..=max).contains(&w),
             "config {origin}: [selfplay.mcts] score_utility = {w} (expected 0 to {max})"
@@ -344,17 +344,17 @@ mod tests {
             "i.toml",
         )
         .unwrap();
-        let player = othello_eval::AgentSpec::net("x", config.player_search()).to_string();
+        let player = othello_players::AgentSpec::net("x", config.player_search()).to_string();
         assert_eq!(player, "net:model=\"x\",sims=64,gumbel=4,interior=gumbel");
         // A `net:` player takes that spec: the one thing wrong here is the model.
-        let err = player.parse::<othello_eval::AgentSpec>().unwrap().agent(1).err().unwrap();
+        let err = player.parse::<othello_players::AgentSpec>().unwrap().agent(1).err().unwrap();
         assert!(err.to_string().contains("model x: neither a checkpoint"), "{err}");
         // The search settings are a section of self-play's, and every one a player reads reaches it.
         let mcts =
             "[selfplay.mcts]\nc_puct = 2.5\nfpu_reduction = 0.1\ngumbel_q_scale = 0.3\ngumbel_q_rescale = true\n";
         let config = RunConfig::parse(mcts, "m.toml").unwrap();
         assert_eq!(config.selfplay.mcts.c_puct, 2.5);
-        let player = othello_eval::AgentSpec::net("x", config.player_search()).to_string();
+        let player = othello_players::AgentSpec::net("x", config.player_search()).to_string();
         assert_eq!(player, "net:model=\"x\",sims=64,qscale=0.3,qrescale,cpuct=2.5,fpu=0.1");
         let err = RunConfig::parse("[selfplay.mcts]\nc_pcut = 2.5\n", "m.toml").unwrap_err();
         assert!(format!("{err:#}").contains("c_pcut"), "{err:#}");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use othello_core::Rules;
-use othello_eval::AgentSpec;
+use othello_players::AgentSpec;
 use othello_search::{MctsConfig, PlayerSearch};
 
 /// A shipped network: its directory under `networks/`, the rules it plays, its checkpoint's two files, and the

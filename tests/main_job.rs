@@ -60,7 +60,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
         let rungs: Vec<&str> = ["random", "greedy"].into_iter().filter(|rung| met(checkpoint, rung)).collect();
         assert!(!rungs.is_empty(), "{checkpoint} met no rung");
         if rungs.len() < 2 {
-            let spec = |name: &str| name.parse::<othello_eval::AgentSpec>().expect("a stored player is a spec");
+            let spec = |name: &str| name.parse::<othello_players::AgentSpec>().expect("a stored player is a spec");
             let whole = sweep(&by_key, &spec(checkpoint), &spec(rungs[0]), 4).unwrap();
             assert!(matches!(whole, Some(Sweep::AllWon | Sweep::AllLost)), "{checkpoint}: {whole:?} against {rungs:?}");
         }

@@ -15,8 +15,8 @@ use crate::events::Event;
 use crate::openings::OpeningSource;
 use crate::ratings::{fit, Ratings};
 use crate::ratings_plot::{curves_from, plot_curves};
-use crate::spec::AgentSpec;
 use crate::sprt::{pair_category, Decision, Sprt};
+use othello_players::spec::AgentSpec;
 
 /// How the games of a match are set up and run.
 #[derive(Clone)]

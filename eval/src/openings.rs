@@ -16,7 +16,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use thiserror::Error;
 
-use crate::pattern_engine::{Budget, PatternEngine};
+use othello_players::pattern_engine::{Budget, PatternEngine};
 
 #[derive(Debug, Error, PartialEq)]
 #[error("openings, line {line}: {message}")]

@@ -9,7 +9,7 @@ use othello_net::{read_info, resolve_model, ModelInfo};
 use plotters::prelude::*;
 
 use crate::ratings::Ratings;
-use crate::spec::AgentSpec;
+use othello_players::spec::AgentSpec;
 
 /// One checkpoint's measure.
 #[derive(Clone, Debug, PartialEq)]
@@ -147,7 +147,7 @@ pub fn plot_curves(runs: &[RunCurve], fixed: &[(String, f64)], measure: &str, sv
             chart.configure_mesh().x_desc(x_desc).y_desc(measure).draw().map_err(|e| err(&e))?;
             for (name, value) in fixed {
                 // An external engine's rung stands out: the scale a reader knows from elsewhere.
-                let (grey, name) = match crate::spec::AgentSpec::external_label(name) {
+                let (grey, name) = match othello_players::spec::AgentSpec::external_label(name) {
                     Some(label) => (RGBColor(170, 60, 30), label),
                     None => (RGBColor(150, 150, 150), name.clone()),
                 };

@@ -8,7 +8,7 @@ use othello_core::Rules;
 use othello_eval::arena::schedule;
 use othello_eval::matches::{self, MatchSetup, SprtOptions};
 use othello_eval::openings::{OpeningSource, Openings};
-use othello_eval::AgentSpec;
+use othello_players::AgentSpec;
 
 use super::report::Report;
 use crate::flags::{positive, thread_count};
@@ -110,7 +110,8 @@ pub fn arena(a: ArenaArgs) -> Result<()> {
     let mut report = Report::new();
     matches::play_scheduled(&a.out, &all, &setup, &mut |e| report.event(e))?;
     matches::rate(std::slice::from_ref(&a.out), &a.out, None, &mut |e| report.event(e))?;
-    report.finish()
+    report.finish();
+    Ok(())
 }
 
 /// The Elo ratings of arena directories or runs: a table, files and a picture.
@@ -152,7 +153,8 @@ pub fn ratings(a: RatingsArgs) -> Result<()> {
     let mut report = Report::new();
     report.los = a.los;
     matches::rate(&a.dirs, &out, anchor, &mut |e| report.event(e))?;
-    report.finish()
+    report.finish();
+    Ok(())
 }
 
 /// Sequential probability ratio test: is CANDIDATE stronger than BASELINE?
@@ -203,5 +205,6 @@ pub fn sprt(a: SprtArgs) -> Result<()> {
     };
     let mut report = Report::new();
     matches::sprt(options, &mut |e| report.event(e))?;
-    report.finish()
+    report.finish();
+    Ok(())
 }

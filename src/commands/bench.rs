@@ -228,7 +228,7 @@ fn train(blocks: usize, filters: usize, batch: usize, seconds: f64, rounds: u32)
 }
 
 fn pattern(depth: u32, positions: usize, kernel: Option<KernelKind>) -> Result<()> {
-    use othello_eval::pattern_engine::{Budget, PatternEngine};
+    use othello_players::pattern_engine::{Budget, PatternEngine};
     let rules = Rules::othello();
     let Some(set) = othello_eval::openings::Openings::shipped(&rules) else { bail!("no shipped openings") };
     let games: Vec<othello_core::Game> =

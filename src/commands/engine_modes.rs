@@ -4,7 +4,7 @@
 use std::io::IsTerminal;
 
 use anyhow::{Context, Result};
-use othello_eval::{Agent, AgentSpec};
+use othello_players::{Agent, AgentSpec};
 
 /// Serve an agent as an engine on standard input and output: `nboard` speaks NBoard's protocol 2, `gtp` the Go Text
 /// Protocol with Edax's Othello commands.
@@ -71,15 +71,15 @@ pub fn play_command(args: PlayArgs) -> Result<()> {
 
 pub fn nboard(agent: &AgentSpec, seed: u64) -> Result<()> {
     let agent = agent.agent(seed)?;
-    let session = othello_eval::nboard::NboardSession::new(agent);
-    othello_eval::serve::serve(session, std::io::stdin().lock(), std::io::stdout().lock())?;
+    let session = othello_players::nboard::NboardSession::new(agent);
+    othello_players::serve::serve(session, std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(())
 }
 
 pub fn gtp(agent: &AgentSpec, seed: u64) -> Result<()> {
     let agent = agent.agent(seed)?;
-    let session = othello_eval::gtp::GtpSession::new(agent);
-    othello_eval::serve::serve(session, std::io::stdin().lock(), std::io::stdout().lock())?;
+    let session = othello_players::gtp::GtpSession::new(agent);
+    othello_players::serve::serve(session, std::io::stdin().lock(), std::io::stdout().lock())?;
     Ok(())
 }
 
@@ -95,7 +95,7 @@ pub fn play(
     let game = othello_core::Game::from_transcript(rules, from).with_context(|| format!("--from {from}"))?;
     let stdin = std::io::stdin();
     let echo = !stdin.is_terminal();
-    othello_eval::human_play::play_against_person(
+    othello_players::human_play::play_against_person(
         game,
         person,
         agent.as_mut(),

@@ -7,7 +7,7 @@ use anyhow::Result;
 use othello_eval::matches::output_dir;
 use othello_eval::optimal_moves::fixed::{optimal_moves, solve_with_progress, OptimalMoves, OptimalMovesOptions};
 use othello_eval::optimal_moves::score_played_by_empties;
-use othello_eval::AgentSpec;
+use othello_players::AgentSpec;
 
 use super::report::{print_every_player, print_report, Report};
 use crate::flags::{positive, thread_count};
@@ -81,7 +81,7 @@ pub fn optimal_moves_command(a: OptimalMovesArgs) -> Result<()> {
     };
     let mut report = Report::new();
     let found = optimal_moves(options, &mut |e| report.event(e))?;
-    report.finish()?;
+    report.finish();
     match found {
         OptimalMoves::Every { records, counted } => print_every_player(&records, counted, max_empties),
         OptimalMoves::One { player, played, solutions, counted } => {
@@ -106,7 +106,7 @@ fn agent_on_wthor(spec: &AgentSpec, a: &OptimalMovesArgs) -> Result<()> {
     let mut agent = spec.agent(a.seed)?;
     let mut report = Report::new();
     let solutions = solve_with_progress(&positions, a.threads, &mut |e| report.event(e))?;
-    report.finish()?;
+    report.finish();
     let record = othello_eval::optimal_moves::score_agent(&mut agent, &positions, &solutions)?;
     print_report(&format!("{}: {} positions with {empties} empties", agent.name(), record.positions), &record);
     Ok(())

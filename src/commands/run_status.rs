@@ -2,8 +2,8 @@
 //! the evaluation's newest measures) and the closing line of what the run learnt, read from the run directory.
 
 use othello_eval::stage::searches_with;
-use othello_eval::AgentSpec;
 use othello_net::{newest_model, read_info};
+use othello_players::AgentSpec;
 use othello_run::RunDir;
 use othello_search::PlayerSearch;
 

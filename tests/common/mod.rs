@@ -108,13 +108,13 @@ pub fn apt_install(package: &str) -> bool {
 pub fn grhino(test: &str) -> Option<PathBuf> {
     static INSTALLED: std::sync::OnceLock<Result<PathBuf, String>> = std::sync::OnceLock::new();
     let found = INSTALLED.get_or_init(|| {
-        if let Some(found) = othello_eval::engine::grhino::find() {
+        if let Some(found) = othello_players::engine::grhino::find() {
             return Ok(found);
         }
         if !apt_install("grhino") {
             return Err("GRhino (Debian's grhino) is not installed and apt-get could not install it".into());
         }
-        othello_eval::engine::grhino::find().ok_or_else(|| "grhino installed, but gtp-rhino is not found".into())
+        othello_players::engine::grhino::find().ok_or_else(|| "grhino installed, but gtp-rhino is not found".into())
     });
     found.as_ref().map_err(|why| skip(test, why)).ok().cloned()
 }

@@ -11,7 +11,7 @@ use othello_core::Color;
 use othello_run::{fnv1a, write_atomic};
 
 use crate::ratings::{GameResult, Ratings};
-use crate::spec::AgentSpec;
+use othello_players::spec::AgentSpec;
 
 use super::*;
 

@@ -9,7 +9,7 @@ use othello_run::fnv1a;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 
-use crate::engine::StderrLog;
+use othello_players::engine::StderrLog;
 
 use super::*;
 
@@ -143,5 +143,42 @@ mod tests {
                 assert!(high - high_ci > low + low_ci, "{} and {}: {elo:?}", ladder[i + 1], ladder[i]);
             }
         }
+    }
+
+    /// A checkpoint plays the same arena games wherever it lies (a run copied or moved), and other games under
+    /// another file name.
+    #[test]
+    fn a_checkpoint_plays_the_same_arena_games_from_any_directory() {
+        use othello_net::{resolve_model, save_model, DeviceChoice, ModelInfo, NetConfig};
+        use othello_players::AgentSpec;
+        let scratch = tempfile::tempdir().unwrap();
+        let config = NetConfig::new(1, 8);
+        let net = config.init_seeded(&DeviceChoice::Flex.device().unwrap(), 7);
+        save_model(&othello_run::RunDir::new(scratch.path()).models(), &net, &ModelInfo::untrained(config, 3)).unwrap();
+        let model = resolve_model(scratch.path()).unwrap();
+        let copy = tempfile::tempdir().unwrap();
+        let elsewhere = copy.path().join("runs/copy/models");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let moved = elsewhere.join(model.file_name().unwrap());
+        let renamed = elsewhere.join("other.json");
+        for to in [&moved, &renamed] {
+            for extension in ["json", "bpk"] {
+                std::fs::copy(model.with_extension(extension), to.with_extension(extension)).unwrap();
+            }
+        }
+        let rules = Rules::othello().with_size(6).unwrap();
+        let games = |model: &std::path::Path| {
+            let spec: AgentSpec = format!("policy:model={},temperature=1", model.display()).parse().unwrap();
+            let random: AgentSpec = "random".parse().unwrap();
+            (0..4)
+                .flat_map(|pair| {
+                    let start = opening(&rules, 1, pair, 2);
+                    Pairing::both_colours(&spec, &random, pair)
+                        .map(|p| play(&rules, &p, &start, 9, None).unwrap().game.moves().to_vec())
+                })
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(games(&model), games(&moved));
+        assert_ne!(games(&model), games(&renamed));
     }
 }

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use thiserror::Error;
 
-use crate::agent::AgentError;
+use othello_players::agent::AgentError;
 
 pub(crate) use dir::{csv_line, csv_rows};
 pub use dir::{default_anchor, name_checkpoints_under, pair_cluster, ArenaDir, RatedPlayer, RatingsTable, ResultRow};
@@ -71,6 +71,6 @@ impl ArenaError {
 
 /// Agent specs from their text, for the tests.
 #[cfg(test)]
-pub(crate) fn specs(names: &[&str]) -> Vec<crate::AgentSpec> {
+pub(crate) fn specs(names: &[&str]) -> Vec<othello_players::AgentSpec> {
     names.iter().map(|s| s.parse().expect("a valid spec")).collect()
 }

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use crate::spec::AgentSpec;
+use othello_players::spec::AgentSpec;
 
 use super::*;
 
@@ -59,11 +59,7 @@ impl Pairing {
 
 /// Every game of a round robin between `agents` (or, with a `gauntlet` agent, of it against each of them), `games`
 /// per pairing rounded up to whole pairs.
-pub fn schedule(
-    agents: &[AgentSpec],
-    gauntlet: Option<&AgentSpec>,
-    games: u32,
-) -> Result<Vec<Pairing>, ArenaError> {
+pub fn schedule(agents: &[AgentSpec], gauntlet: Option<&AgentSpec>, games: u32) -> Result<Vec<Pairing>, ArenaError> {
     let mut pairings: Vec<(&AgentSpec, &AgentSpec)> = Vec::new();
     match gauntlet {
         Some(g) => pairings.extend(agents.iter().filter(|a| *a != g).map(|a| (g, a))),

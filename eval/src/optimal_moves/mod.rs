@@ -17,9 +17,9 @@ pub mod fixed;
 
 pub use files::*;
 
-use crate::agent::{Agent, AgentError};
 use crate::arena::{ArenaError, ResultRow};
-use crate::spec::AgentSpec;
+use othello_players::agent::{Agent, AgentError};
+use othello_players::spec::AgentSpec;
 
 /// The positions with exactly `empties` empty squares reached in `games` where the side to move has a choice of
 /// moves, shuffled (seeded) and cut to `count`. Each game gives at most one.
@@ -214,7 +214,7 @@ pub fn ladder_positions(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Game>, ArenaError> {
-    let untrained = |spec: &str| spec.parse::<crate::AgentSpec>().map_or(true, |s| s.model().is_none());
+    let untrained = |spec: &str| spec.parse::<othello_players::AgentSpec>().map_or(true, |s| s.model().is_none());
     let ladder: Vec<ResultRow> = rows.iter().filter(|r| untrained(&r.black) && untrained(&r.white)).cloned().collect();
     let mut seen = HashSet::new();
     let mut found: Vec<Game> = played_moves_by_player(&ladder, max_empties)?
@@ -315,8 +315,8 @@ pub fn score_played_by_empties(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::baselines::{EndgameAgent, GreedyAgent, RandomAgent};
     use othello_core::wthor::WthorFile;
+    use othello_players::baselines::{EndgameAgent, GreedyAgent, RandomAgent};
 
     fn wthor_games() -> Vec<WthorGame> {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../data/wthor/WTH_2015.wtb");
@@ -442,7 +442,7 @@ mod tests {
             .chunks(POSITIONS_PER_AGENT)
             .enumerate()
             .flat_map(|(chunk, positions)| {
-                let mut random = crate::RandomAgent::new(3 + chunk as u64);
+                let mut random = othello_players::RandomAgent::new(3 + chunk as u64);
                 positions.iter().map(|g| random.select_move(g).unwrap()).collect::<Vec<_>>()
             })
             .collect();

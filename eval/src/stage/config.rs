@@ -4,7 +4,7 @@ use othello_run::config_check::{check_counts, check_numbers, MAX_THREADS, POSITI
 use othello_search::{MctsConfig, PlayerSearch, RootSelection, MAX_SIMULATIONS};
 use serde::{Deserialize, Serialize};
 
-use crate::spec::{AgentKind, AgentSpec, MAX_SCORE_UTILITY};
+use othello_players::spec::{AgentKind, AgentSpec, MAX_SCORE_UTILITY};
 
 /// `positional:depth=N`, a rung of the default ladder.
 fn positional(depth: u32) -> AgentKind {

@@ -8,9 +8,9 @@ use othello_search::PlayerSearch;
 
 use crate::events::Event;
 use crate::matches::{sprt, MatchSetup, SprtOptions};
-use crate::spec::AgentSpec;
 use crate::sprt::{Decision, Sprt};
 use crate::stage::StageError;
+use othello_players::spec::AgentSpec;
 
 pub struct Gating {
     /// H1 of the test: the checkpoint is this many Elo stronger (H0: it is not stronger), at 5% errors each way.

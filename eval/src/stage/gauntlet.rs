@@ -8,8 +8,8 @@ use crate::arena::{rungs_to_play, schedule, sweep, ArenaDir, ResultRow};
 use crate::events::Event;
 use crate::matches::{play_scheduled, MatchSetup};
 use crate::ratings::{fit, Ratings};
-use crate::spec::AgentSpec;
 use crate::stage::StageError;
+use othello_players::spec::AgentSpec;
 
 /// What runs after each round of a gauntlet's games, given where to report.
 pub(crate) type AfterRound<'a> = dyn FnMut(&mut dyn FnMut(Event)) -> Result<(), StageError> + 'a;
@@ -72,7 +72,8 @@ impl Gauntlet<'_> {
             (0..self.rungs.len()).min_by(|a, b| distance(a).total_cmp(&distance(b)))
         });
         let start = nearest_to_previous.unwrap_or(self.rungs.len() / 2);
-        let against = |opponent: &AgentSpec| schedule(&[opponent.clone(), self.spec.clone()], Some(self.spec), self.games);
+        let against =
+            |opponent: &AgentSpec| schedule(&[opponent.clone(), self.spec.clone()], Some(self.spec), self.games);
         let mut todo = match previous {
             Some(previous) => against(previous)?,
             None => vec![],

@@ -7,6 +7,7 @@
 pub mod config;
 pub mod gating;
 mod gauntlet;
+mod log;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -26,8 +27,8 @@ use crate::events::Event;
 use crate::matches::{play_scheduled, rate, MatchSetup};
 use crate::ratings::Ratings;
 use crate::ratings_plot::{curves_from, rated_checkpoint};
-use crate::spec::AgentSpec;
-use crate::AgentError;
+use othello_players::spec::AgentSpec;
+use othello_players::AgentError;
 
 #[derive(Debug, Error)]
 pub enum StageError {
@@ -53,6 +54,8 @@ pub enum StageError {
     NoPositions { dirs: String, max_empties: u32 },
     #[error("{dirs}: no move{} with a choice and at most {max_empties} empties", player.as_ref().map_or(String::new(), |p| format!(" of '{p}'")))]
     NoMoves { dirs: String, max_empties: u32, player: Option<String> },
+    #[error(transparent)]
+    Log(#[from] othello_run::tensorboard::TensorboardError),
 }
 
 /// What `evaluate` rates.
@@ -100,8 +103,21 @@ fn installed_rungs(ladder: &[AgentSpec], on_event: &mut dyn FnMut(Event)) -> Vec
 }
 
 /// Rates a run's checkpoints (see the module's summary); returns when every checkpoint is rated, or never when
-/// watching.
-pub fn evaluate(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Result<(), StageError> {
+/// watching. Each checkpoint's Elo and rate of optimal moves go to TensorBoard too (`RUN/logs/eval`): a failure
+/// there is a warning at once, and the error once the checkpoints are rated.
+pub fn evaluate(o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Result<(), StageError> {
+    let mut log = log::StageLog::new(othello_run::RunDir::new(o.run).eval_logs());
+    rate_checkpoints(o, &mut |event| {
+        let warning = log.record(&event);
+        on_event(event);
+        if let Some(message) = warning {
+            on_event(Event::Warning { message });
+        }
+    })?;
+    Ok(log.finish()?)
+}
+
+fn rate_checkpoints(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> Result<(), StageError> {
     let run = othello_run::RunDir::new(o.run);
     let installed = installed_rungs(o.ladder, on_event);
     let ladder = installed.as_slice();

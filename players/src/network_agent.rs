@@ -280,39 +280,6 @@ mod tests {
         assert!(picks(4).iter().all(|m| game.clone().push(*m).is_ok()));
     }
 
-    /// A checkpoint plays the same arena games wherever it lies (a run copied or moved), and other games under
-    /// another file name.
-    #[test]
-    fn a_checkpoint_plays_the_same_arena_games_from_any_directory() {
-        use crate::arena::{opening, play, Pairing};
-        let scratch = tiny_run();
-        let model = resolve_model(scratch.path()).unwrap();
-        let copy = tempfile::tempdir().unwrap();
-        let elsewhere = copy.path().join("runs/copy/models");
-        std::fs::create_dir_all(&elsewhere).unwrap();
-        let moved = elsewhere.join(model.file_name().unwrap());
-        let renamed = elsewhere.join("other.json");
-        for to in [&moved, &renamed] {
-            for extension in ["json", "bpk"] {
-                std::fs::copy(model.with_extension(extension), to.with_extension(extension)).unwrap();
-            }
-        }
-        let rules = Rules::othello().with_size(6).unwrap();
-        let games = |model: &std::path::Path| {
-            let spec: AgentSpec = format!("policy:model={},temperature=1", model.display()).parse().unwrap();
-            let random: AgentSpec = "random".parse().unwrap();
-            (0..4)
-                .flat_map(|pair| {
-                    let start = opening(&rules, 1, pair, 2);
-                    Pairing::both_colours(&spec, &random, pair)
-                        .map(|p| play(&rules, &p, &start, 9, None).unwrap().game.moves().to_vec())
-                })
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(games(&model), games(&moved));
-        assert_ne!(games(&model), games(&renamed));
-    }
-
     /// `net:` plays whole legal games, the same ones from the same seed, and keeps its tree between moves.
     #[test]
     fn the_search_agent_plays_reproducibly_and_reuses_its_tree() {
