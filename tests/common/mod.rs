@@ -38,9 +38,14 @@ pub fn data(rel: &str) -> PathBuf {
 /// on first use and holding exactly the PyPI packages `python/requirements.txt` pins (installed again when that file
 /// changes), so that the user's own Python is left as it was.
 pub fn python_env() -> PathBuf {
+    venv("python-venv", "requirements.txt")
+}
+
+/// The Python of a virtual environment `target/tmp/NAME` holding exactly what `python/REQUIREMENTS` pins.
+pub fn venv(name: &str, requirements: &str) -> PathBuf {
     static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
     let _one_at_a_time = LOCK.lock().unwrap_or_else(|e| e.into_inner());
-    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join("python-venv");
+    let venv = Path::new(env!("CARGO_TARGET_TMPDIR")).join(name);
     let python = venv.join("bin").join("python3");
     if !venv.join("bin").join("pip").exists() {
         // Debian's python3 makes a whole environment only with its python3-venv package (ensurepip); without it,
@@ -50,7 +55,7 @@ pub fn python_env() -> PathBuf {
         let made = make() || (apt_install("python3-venv") && make());
         assert!(made, "python3 -m venv {} failed, and apt-get could not install python3-venv", venv.display());
     }
-    let wanted = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join("requirements.txt");
+    let wanted = Path::new(env!("CARGO_MANIFEST_DIR")).join("python").join(requirements);
     let installed = venv.join("requirements.txt");
     let requirements = std::fs::read(&wanted).unwrap();
     if std::fs::read(&installed).ok().as_ref() != Some(&requirements) {

@@ -1,0 +1,90 @@
+"""othello-zero from Python: a batched Othello environment, positions, the exact solver and perft, at Rust speed.
+
+``VecEnv`` steps many games at once, numpy in and out, in pgx's shape; ``Position`` is one game; ``solve`` and
+``perft`` are those of the ``othello-zero`` command line. A bad argument is a ``ValueError`` with the command line's
+one-line message.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+
+from ._core import Position, perft, solve
+from ._core import VecEnv as _VecEnv
+
+__all__ = ["VecEnv", "State", "Position", "solve", "perft"]
+
+
+class State(NamedTuple):
+    """The games after a step (N games of S x S squares), named as pgx names them.
+
+    observation: bool (N, S, S, 2), the discs of the side to move, then the opponent's.
+    legal_action_mask: bool (N, S*S + 1): the legal squares (row by row, ``a1`` first), then the pass.
+    current_player: int32 (N,), 0 when black moves, 1 when white does.
+    rewards: float32 (N, 2), black's and white's: +1 for a win, -1 for a loss, on the step that ends a game.
+    terminated: bool (N,): the game ended on this step (with autoreset it has started again).
+    black, white: uint64 (N,), the discs as bitboards (bit ``8 * row + column``).
+    """
+
+    observation: np.ndarray
+    legal_action_mask: np.ndarray
+    current_player: np.ndarray
+    rewards: np.ndarray
+    terminated: np.ndarray
+    black: np.ndarray
+    white: np.ndarray
+
+
+class VecEnv:
+    """``num_envs`` games of ``rules`` (``"othello"``, ``"othello,6x6"``, ``"reverse"``, ``"traditional"``, ...),
+    stepped together.
+
+    An action is a square index (``a1`` = 0, row by row: row r, column c is ``r * S + c``) or the pass (``S * S``),
+    legal exactly when the rules force it. With ``autoreset=True`` a finished game starts again on the step that
+    ends it, that step still reporting its rewards and ``terminated``. The random draws of ``random_actions`` are
+    seeded by ``seed``.
+
+    >>> env = VecEnv("othello", num_envs=2, seed=0)
+    >>> state = env.reset()
+    >>> state = env.step(env.random_actions())
+    """
+
+    def __init__(self, rules: str = "othello", num_envs: int = 1, seed: int = 0, autoreset: bool = False,
+                 observation: str = "pgx") -> None:
+        if observation != "pgx":
+            raise ValueError(f"observation '{observation}': expected 'pgx'")
+        self._env = _VecEnv(rules, num_envs, seed, autoreset)
+
+    @property
+    def num_envs(self) -> int:
+        """The number of games."""
+        return self._env.num_envs
+
+    @property
+    def num_actions(self) -> int:
+        """Actions a game has: S * S squares and the pass."""
+        return self._env.num_actions
+
+    @property
+    def rules(self) -> str:
+        """The rules, as their string."""
+        return self._env.rules
+
+    def reset(self, seed: int | None = None) -> State:
+        """Every game back at the start (the random draws reseeded with ``seed`` where given)."""
+        return State(**self._env.reset(seed))
+
+    def step(self, actions: np.ndarray) -> State:
+        """Plays one action in every game (integers, shape ``(num_envs,)``). An illegal action, or a finished game
+        stepped without autoreset, is a ``ValueError`` naming the game and the move, and no game moves."""
+        array = np.asarray(actions)
+        if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
+            raise ValueError(
+                f"actions: expected integers of shape ({self.num_envs},), got {array.dtype} of shape {array.shape}")
+        return State(**self._env.step(np.ascontiguousarray(array, dtype=np.int64)))
+
+    def random_actions(self) -> np.ndarray:
+        """A uniformly random legal action for each game (int64; -1 for a finished game)."""
+        return self._env.random_actions()

@@ -1,0 +1,151 @@
+//! One game: `Position` from a board string or a transcript, its moves, and the exact solver and perft on it.
+
+use othello_core::perft::Convention;
+use othello_core::solve::{Limits, Mode, Solver};
+use othello_core::{Color, Game, Move, Rules, Status};
+use pyo3::prelude::*;
+use pyo3::types::PyDict;
+
+use crate::{parse_rules, value_error};
+
+/// A position and the rules it is played under; `moves` are those played since the start where it came from a
+/// transcript (a board string has none before it).
+#[pyclass(module = "othello_zero._core")]
+pub struct Position {
+    rules: Rules,
+    position: othello_core::Position,
+    moves: Vec<Move>,
+}
+
+#[pymethods]
+impl Position {
+    /// A board string (the squares row by row, `X`/`*` black, `O` white, `-`/`.` empty, then the side to move) or
+    /// a transcript from the rules' start (`f5d6c3`; empty: the start). `rules`: their string; by default Othello
+    /// at the board's size.
+    #[new]
+    #[pyo3(signature = (text = "", rules = None))]
+    fn new(text: &str, rules: Option<&str>) -> PyResult<Position> {
+        let rules = rules.map(parse_rules).transpose()?;
+        let board_error = match othello_core::Position::parse_board(text) {
+            Ok((position, size)) => {
+                let rules = match rules {
+                    Some(rules) if rules.size != size => {
+                        return Err(value_error(format!(
+                            "a {size}x{size} board under {}x{} rules",
+                            rules.size, rules.size
+                        )))
+                    }
+                    Some(rules) => rules,
+                    None => Rules::othello().with_size(size).map_err(value_error)?,
+                };
+                rules.check_position(&position).map_err(value_error)?;
+                return Ok(Position { rules, position, moves: vec![] });
+            }
+            Err(e) => e,
+        };
+        let rules = rules.unwrap_or_default();
+        match Game::from_transcript(rules, text) {
+            Ok(game) => Ok(Position { rules, position: *game.position(), moves: game.moves().to_vec() }),
+            Err(e) => Err(value_error(format!(
+                "'{text}' is neither a board string ({board_error}) nor a legal transcript ({e})"
+            ))),
+        }
+    }
+
+    /// The legal moves as square names (`d3`), or `["pass"]` where the rules force a pass; none once over.
+    fn legal_moves(&self) -> Vec<String> {
+        match self.rules.status(&self.position) {
+            Status::Moves(m) => m.map(|sq| sq.to_string()).collect(),
+            Status::MustPass => vec!["pass".to_string()],
+            Status::Over => vec![],
+        }
+    }
+
+    /// The position after `mv` (a square name, or `pass`); an illegal move is a ValueError saying which are legal.
+    fn play(&self, mv: &str) -> PyResult<Position> {
+        let parsed: Move = mv.parse().map_err(|e| value_error(format!("move '{mv}': {e}")))?;
+        let position = self.rules.play(&self.position, parsed).map_err(value_error)?;
+        let mut moves = self.moves.clone();
+        moves.push(parsed);
+        Ok(Position { rules: self.rules, position, moves })
+    }
+
+    fn is_over(&self) -> bool {
+        self.rules.is_over(&self.position)
+    }
+
+    /// Black's and white's discs.
+    fn discs(&self) -> (u32, u32) {
+        (self.position.black().count(), self.position.white().count())
+    }
+
+    /// `"black"` or `"white"`: the side to move.
+    #[getter]
+    fn side_to_move(&self) -> &'static str {
+        match self.position.side {
+            Color::Black => "black",
+            Color::White => "white",
+        }
+    }
+
+    /// The rules, as their string.
+    #[getter]
+    fn rules(&self) -> String {
+        self.rules.to_string()
+    }
+
+    /// The moves played since the start (empty for a position given as a board string).
+    #[getter]
+    fn transcript(&self) -> String {
+        self.moves.iter().map(Move::to_string).collect()
+    }
+
+    /// The board string, which `Position` reads back.
+    fn board(&self) -> String {
+        self.position.to_board_string(self.rules.size)
+    }
+
+    fn __str__(&self) -> String {
+        self.board()
+    }
+
+    fn __repr__(&self) -> String {
+        format!("Position('{}', rules='{}')", self.board(), self.rules)
+    }
+
+    fn __eq__(&self, other: &Position) -> bool {
+        self.rules == other.rules && self.position == other.position
+    }
+}
+
+/// The exact result of `position` under perfect play, as `othello-zero solve` finds it: a dict with `score` (the
+/// final disc margin from the side to move's view), `best_moves` (every move reaching it), `nodes` and `seconds`.
+/// The interpreter is released while it searches.
+#[pyfunction]
+pub fn solve<'py>(py: Python<'py>, position: &Position) -> PyResult<Bound<'py, PyDict>> {
+    let (rules, pos) = (position.rules, position.position);
+    let solution =
+        py.detach(|| Solver::new().solve(&rules, &pos, Mode::Exact, Limits::default())).map_err(value_error)?;
+    let result = PyDict::new(py);
+    result.set_item("score", solution.score)?;
+    let best: Vec<String> = solution.best_moves.iter().map(Move::to_string).collect();
+    result.set_item("best_moves", best)?;
+    result.set_item("nodes", solution.nodes)?;
+    result.set_item("seconds", solution.elapsed.as_secs_f64())?;
+    Ok(result)
+}
+
+/// The move sequences of `depth` plies from the rules' start: `convention` `edges` (OEIS A124004), `leaves` or
+/// `no-pass`, as `othello-zero perft` counts them.
+#[pyfunction]
+#[pyo3(signature = (depth, rules = "othello", convention = "edges"))]
+pub fn perft(py: Python<'_>, depth: u32, rules: &str, convention: &str) -> PyResult<u64> {
+    let rules = parse_rules(rules)?;
+    let convention: Convention =
+        convention.parse().map_err(|e| value_error(format!("convention '{convention}': {e}")))?;
+    if depth > 21 {
+        return Err(value_error(format!("depth {depth}: at most 21 (past that the count no longer fits 64 bits)")));
+    }
+    let start = rules.start_position();
+    Ok(py.detach(|| othello_core::perft(&rules, &start, depth, convention)))
+}

@@ -1,0 +1,26 @@
+//! The `othello_zero._core` extension module: the batched environment ([`env::VecEnv`]), one game
+//! ([`game::Position`]), the exact solver and perft. `othello_zero/__init__.py` is its public face.
+
+use pyo3::prelude::*;
+
+mod env;
+mod game;
+
+/// A user's mistake as Python's `ValueError`, with the same one-line message the command line gives.
+fn value_error(message: impl std::fmt::Display) -> PyErr {
+    pyo3::exceptions::PyValueError::new_err(message.to_string())
+}
+
+/// Rules from their string (`othello`, `othello,6x6`, `reverse`, `traditional`, ...).
+fn parse_rules(rules: &str) -> PyResult<othello_core::Rules> {
+    rules.parse().map_err(|e| value_error(format!("rules '{rules}': {e}")))
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<env::VecEnv>()?;
+    m.add_class::<game::Position>()?;
+    m.add_function(wrap_pyfunction!(game::solve, m)?)?;
+    m.add_function(wrap_pyfunction!(game::perft, m)?)?;
+    Ok(())
+}
