@@ -74,7 +74,7 @@ class VecEnv:
 
     def reset(self, seed: int | None = None) -> State:
         """Every game back at the start (the random draws reseeded with ``seed`` where given)."""
-        return State(**self._env.reset(seed))
+        return _state(self._env.reset(seed))
 
     def step(self, actions: np.ndarray) -> State:
         """Plays one action in every game (integers, shape ``(num_envs,)``). An illegal action, or a finished game
@@ -83,8 +83,15 @@ class VecEnv:
         if array.shape != (self.num_envs,) or array.dtype.kind not in "iu":
             raise ValueError(
                 f"actions: expected integers of shape ({self.num_envs},), got {array.dtype} of shape {array.shape}")
-        return State(**self._env.step(np.ascontiguousarray(array, dtype=np.int64)))
+        return _state(self._env.step(np.ascontiguousarray(array, dtype=np.int64)))
 
     def random_actions(self) -> np.ndarray:
         """A uniformly random legal action for each game (int64; -1 for a finished game)."""
         return self._env.random_actions()
+
+
+def _state(fields: dict) -> State:
+    """The extension's fields as a State: its bytes of 0 or 1 seen, without a copy, as numpy's bool."""
+    fields["observation"] = fields["observation"].view(np.bool_)
+    fields["legal_action_mask"] = fields["legal_action_mask"].view(np.bool_)
+    return State(**fields)

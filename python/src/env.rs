@@ -26,14 +26,17 @@ pub struct VecEnv {
     terminated: Vec<bool>,
     /// Each game's reward on the last step, black's then white's: +1 for a win, -1 for a loss, 0 otherwise.
     rewards: Vec<[f32; 2]>,
+    /// What each game's side to move can do, found once a step for the checks, the masks and the random draws.
+    statuses: Vec<Status>,
     autoreset: bool,
     rng: Pcg64Mcg,
 }
 
 /// One step's state, made without the interpreter and handed to numpy with it.
+/// The observation and the mask are bytes of 0 or 1, which the Python side views as numpy's bool.
 struct StateBuffers {
-    observation: Vec<bool>,
-    legal_action_mask: Vec<bool>,
+    observation: Vec<u8>,
+    legal_action_mask: Vec<u8>,
     current_player: Vec<i32>,
     rewards: Vec<f32>,
     terminated: Vec<bool>,
@@ -57,6 +60,7 @@ impl VecEnv {
             games: vec![start; num_envs],
             terminated: vec![false; num_envs],
             rewards: vec![[0.0; 2]; num_envs],
+            statuses: vec![rules.status(&start); num_envs],
             autoreset,
             rng: Pcg64Mcg::seed_from_u64(seed),
         })
@@ -68,7 +72,9 @@ impl VecEnv {
         if let Some(seed) = seed {
             self.rng = Pcg64Mcg::seed_from_u64(seed);
         }
-        self.games.fill(self.rules.start_position());
+        let start = self.rules.start_position();
+        self.games.fill(start);
+        self.statuses.fill(self.rules.status(&start));
         self.terminated.fill(false);
         self.rewards.fill([0.0; 2]);
         let buffers = py.detach(|| self.buffers());
@@ -89,8 +95,8 @@ impl VecEnv {
     /// A uniformly random legal action for each game (seeded by the environment); -1 for a finished game.
     fn random_actions<'py>(&mut self, py: Python<'py>) -> Bound<'py, numpy::PyArray1<i64>> {
         let actions = py.detach(|| {
-            let (rules, size, rng) = (&self.rules, self.size, &mut self.rng);
-            self.games.iter().map(|pos| random_action(rules, size, pos, rng)).collect::<Vec<i64>>()
+            let (size, rng) = (self.size, &mut self.rng);
+            self.statuses.iter().map(|status| random_action(*status, size, rng)).collect::<Vec<i64>>()
         });
         Array1::from_vec(actions).into_pyarray(py)
     }
@@ -125,31 +131,33 @@ impl VecEnv {
     fn apply(&mut self, actions: &[i64]) -> Result<(), String> {
         let moves: Vec<Option<Square>> = actions
             .iter()
-            .zip(&self.games)
+            .zip(&self.statuses)
             .enumerate()
-            .map(|(i, (&action, pos))| self.legal_move(i, action, pos))
+            .map(|(i, (&action, &status))| self.legal_move(i, action, status))
             .collect::<Result<_, _>>()?;
         let start = self.rules.start_position();
+        let start_status = self.rules.status(&start);
         for (i, mv) in moves.into_iter().enumerate() {
             let pos = &mut self.games[i];
             *pos = match mv {
                 Some(sq) => self.rules.play_legal(pos, sq),
                 None => pos.pass(),
             };
-            let over = self.rules.is_over(pos);
+            let mut status = self.rules.status(pos);
+            let over = status == Status::Over;
             self.terminated[i] = over;
             self.rewards[i] = if over { rewards(&self.rules, pos) } else { [0.0; 2] };
             if over && self.autoreset {
-                *pos = start;
+                (*pos, status) = (start, start_status);
             }
+            self.statuses[i] = status;
         }
         Ok(())
     }
 
-    /// The square `action` plays in game `i` (None: the pass), or why it may not.
-    fn legal_move(&self, i: usize, action: i64, pos: &Position) -> Result<Option<Square>, String> {
+    /// The square `action` plays in game `i`, whose side to move has `status` (None: the pass), or why it may not.
+    fn legal_move(&self, i: usize, action: i64, status: Status) -> Result<Option<Square>, String> {
         let squares = (self.size * self.size) as i64;
-        let status = self.rules.status(pos);
         let legal = || match status {
             Status::Moves(m) => m.square_list(),
             _ => "the pass".to_string(),
@@ -178,33 +186,45 @@ impl VecEnv {
     }
 
     fn buffers(&self) -> StateBuffers {
-        let (n, s) = (self.games.len(), self.size);
-        let actions = s * s + 1;
+        match self.size {
+            4 => self.buffers_of::<4>(),
+            6 => self.buffers_of::<6>(),
+            _ => self.buffers_of::<8>(),
+        }
+    }
+
+    /// [`VecEnv::buffers`] on boards of `S` squares a side: each row's bytes a copy of known length, inlined.
+    fn buffers_of<const S: usize>(&self) -> StateBuffers {
+        let n = self.games.len();
+        let (cells, actions) = (S * S, S * S + 1);
+        let row_mask = (1u64 << S) - 1;
         let mut b = StateBuffers {
-            observation: vec![false; n * s * s * 2],
-            legal_action_mask: vec![false; n * actions],
+            observation: vec![0; n * cells * 2],
+            legal_action_mask: vec![0; n * actions],
             current_player: Vec::with_capacity(n),
             rewards: self.rewards.iter().flatten().copied().collect(),
             terminated: self.terminated.clone(),
             black: Vec::with_capacity(n),
             white: Vec::with_capacity(n),
         };
-        for (i, pos) in self.games.iter().enumerate() {
-            let observation = &mut b.observation[i * s * s * 2..(i + 1) * s * s * 2];
-            for (k, cell) in observation.chunks_exact_mut(2).enumerate() {
-                let bit = 1u64 << ((k / s) * 8 + k % s);
-                cell[0] = pos.player.0 & bit != 0;
-                cell[1] = pos.opponent.0 & bit != 0;
-            }
-            let mask = &mut b.legal_action_mask[i * actions..(i + 1) * actions];
-            match self.rules.status(pos) {
-                Status::Moves(m) => {
-                    for sq in m {
-                        mask[action_of(sq, s)] = true;
-                    }
+        let games = self.games.iter().zip(&self.statuses);
+        let chunks = b.observation.chunks_exact_mut(cells * 2).zip(b.legal_action_mask.chunks_exact_mut(actions));
+        for ((pos, status), (observation, mask)) in games.zip(chunks) {
+            let moves = match status {
+                Status::Moves(m) => m.0,
+                Status::MustPass => {
+                    mask[cells] = 1;
+                    0
                 }
-                Status::MustPass => mask[s * s] = true,
-                Status::Over => {}
+                Status::Over => 0,
+            };
+            let byte = |board: u64, row: usize| ((board >> (8 * row)) & row_mask) as usize;
+            for (row, cells) in observation.chunks_exact_mut(2 * S).enumerate() {
+                let pair = PAIRS[byte(pos.player.0, row)] | PAIRS[byte(pos.opponent.0, row)] << 8;
+                cells.copy_from_slice(&pair.to_le_bytes()[..2 * S]);
+            }
+            for (row, squares) in mask[..cells].chunks_exact_mut(S).enumerate() {
+                squares.copy_from_slice(&BYTES[byte(moves, row)].to_le_bytes()[..S]);
             }
             b.current_player.push((pos.side == Color::White) as i32);
             b.black.push(pos.black().0);
@@ -232,6 +252,36 @@ impl VecEnv {
     }
 }
 
+/// A row's 8 bits as 8 bytes of 0 or 1 (bit c at byte c).
+static BYTES: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[byte] |= ((byte as u64 >> bit) & 1) << (8 * bit);
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
+/// A row's 8 bits at every other byte of 16 (bit c at byte 2c), so that two rows interleave: a cell's two planes.
+static PAIRS: [u128; 256] = {
+    let mut table = [0u128; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            table[byte] |= ((byte as u128 >> bit) & 1) << (16 * bit);
+            bit += 1;
+        }
+        byte += 1;
+    }
+    table
+};
+
 /// The square of action `action` on a board of `size` squares a side.
 fn square_of(action: usize, size: usize) -> Square {
     Square::at((action % size) as u8, (action / size) as u8).expect("an action below size * size is on the board")
@@ -251,9 +301,9 @@ fn rewards(rules: &Rules, pos: &Position) -> [f32; 2] {
     }
 }
 
-/// A uniformly random legal action, the pass where forced, -1 for a finished game.
-fn random_action(rules: &Rules, size: usize, pos: &Position, rng: &mut Pcg64Mcg) -> i64 {
-    match rules.status(pos) {
+/// A uniformly random legal action for a side to move with `status`: the pass where forced, -1 for a finished game.
+fn random_action(status: Status, size: usize, rng: &mut Pcg64Mcg) -> i64 {
+    match status {
         Status::Moves(m) => {
             let sq = Bitboard::nth(m, rng.random_range(0..m.count())).expect("a legal move among those counted");
             action_of(sq, size) as i64
