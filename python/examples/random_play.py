@@ -1,15 +1,17 @@
 """Random play side by side: othello_zero's VecEnv against the peers installed beside it (pgx under jax.jit and
 vmap, OpenSpiel, rust-reversi), in environment steps a second on this process's cores.
 
-    python random_play.py [--seconds S] [--batch N]
+    python random_play.py [--seconds S] [--batch N] [--threads T]
 
-Each line: the library, its setup, steps/s. A peer that is not installed is said so and left out.
+Each line: the library, its setup, steps/s. A peer that is not installed is said so and left out. With --threads,
+othello_zero also steps T environments from T Python threads at once.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import threading
 import time
 from typing import Callable
 
@@ -26,6 +28,20 @@ def othello_zero_steps(batch: int, seconds: float) -> float:
         env.step(env.random_actions())
         steps += batch
     return steps / (time.perf_counter() - start)
+
+
+def othello_zero_threads(threads: int, batch: int, seconds: float) -> float:
+    rates = [0.0] * threads
+
+    def run(i: int) -> None:
+        rates[i] = othello_zero_steps(batch, seconds)
+
+    workers = [threading.Thread(target=run, args=(i,)) for i in range(threads)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    return sum(rates)
 
 
 def pgx_steps(batch: int, seconds: float) -> float:
@@ -93,9 +109,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--batch", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     rows: list[tuple[str, Callable[[], float]]] = [
         (f"othello_zero VecEnv, batch {args.batch}", lambda: othello_zero_steps(args.batch, args.seconds))]
+    if args.threads > 1:
+        rows.append((f"othello_zero VecEnv, batch {args.batch}, {args.threads} threads",
+                     functools.partial(othello_zero_threads, args.threads, args.batch, args.seconds)))
     for batch in (1024, 4096):
         rows.append((f"pgx othello, jit + vmap, batch {batch}", functools.partial(pgx_steps, batch, args.seconds)))
     rows.append(("OpenSpiel othello, a call a move", lambda: open_spiel_steps(args.seconds)))
