@@ -252,35 +252,25 @@ impl VecEnv {
     }
 }
 
-/// A row's 8 bits as 8 bytes of 0 or 1 (bit c at byte c).
-static BYTES: [u64; 256] = {
-    let mut table = [0u64; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let mut bit = 0;
-        while bit < 8 {
-            table[byte] |= ((byte as u64 >> bit) & 1) << (8 * bit);
-            bit += 1;
-        }
-        byte += 1;
-    }
-    table
-};
+/// A row's 8 bits as bytes of 0 or 1, bit c at byte c.
+static BYTES: [u128; 256] = spread(8);
+/// A row's 8 bits at every other byte (bit c at byte 2c), so that two rows interleave: a cell's two planes.
+static PAIRS: [u128; 256] = spread(16);
 
-/// A row's 8 bits at every other byte of 16 (bit c at byte 2c), so that two rows interleave: a cell's two planes.
-static PAIRS: [u128; 256] = {
+/// Each byte's bits spread `stride` bits apart.
+const fn spread(stride: u32) -> [u128; 256] {
     let mut table = [0u128; 256];
     let mut byte = 0;
     while byte < 256 {
         let mut bit = 0;
         while bit < 8 {
-            table[byte] |= ((byte as u128 >> bit) & 1) << (16 * bit);
+            table[byte] |= ((byte as u128 >> bit) & 1) << (stride * bit);
             bit += 1;
         }
         byte += 1;
     }
     table
-};
+}
 
 /// The square of action `action` on a board of `size` squares a side.
 fn square_of(action: usize, size: usize) -> Square {
