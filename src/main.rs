@@ -7,6 +7,7 @@ mod flags;
 mod input;
 mod progress;
 mod run_config;
+mod run_holdings;
 mod shipped;
 
 use std::ffi::OsString;

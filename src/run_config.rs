@@ -59,6 +59,7 @@ impl RunConfig {
 
     /// Parses config text; `origin` names it in errors (with the line and column of the fault).
     pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
+        refuse_old_spellings(text, origin)?;
         let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
         let rules = config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
         // More empties than the start has is a mistyped number: it would solve every game from its first move.
@@ -145,10 +146,20 @@ impl RunConfig {
                 );
             }
             (own_text, own.display().to_string())
+        } else if let Some(given) = given {
+            given
         } else {
-            given.unwrap_or_else(|| (DEFAULT.to_string(), "(embedded default)".to_string()))
+            // The default would be a guess at the rules and network the games and checkpoints were made with.
+            anyhow::ensure!(
+                !crate::run_holdings::holds_anything(run),
+                "{} holds games or checkpoints but no config.toml: put back the config it ran with (or give it \
+                 with --config)",
+                run.root().display()
+            );
+            (DEFAULT.to_string(), "(embedded default)".to_string())
         };
         let config = RunConfig::parse(&text, &origin)?;
+        crate::run_holdings::check(run, &config, &origin)?;
         if std::env::var_os(WARNINGS_SHOWN).is_none() {
             for warning in config.warnings() {
                 eprintln!("warning: config {origin}: {warning}");
@@ -160,6 +171,40 @@ impl RunConfig {
         }
         Ok((config, text))
     }
+}
+
+/// Search settings once spelled out in configs, now spelled as agent specs spell them (`net:sims=,cpuct=`).
+const RENAMED_KEYS: [(&str, &str); 6] = [
+    ("simulations", "sims"),
+    ("final_simulations", "final_sims"),
+    ("simulations_ramp_steps", "sims_ramp_steps"),
+    ("cheap_simulations", "cheap_sims"),
+    ("final_player_simulations", "final_player_sims"),
+    ("c_puct", "cpuct"),
+];
+
+/// Refuses a renamed key with its new name and line, rather than serde's list of every key the section takes.
+fn refuse_old_spellings(text: &str, origin: &str) -> Result<()> {
+    let Ok(table) = text.parse::<toml::Table>() else { return Ok(()) }; // the typed parse names the fault
+    let mut sections = vec![(String::new(), &table)];
+    while let Some((name, section)) = sections.pop() {
+        for (key, value) in section {
+            let path = if name.is_empty() { key.clone() } else { format!("{name}.{key}") };
+            if let Some(table) = value.as_table() {
+                sections.push((path, table));
+            } else if let Some((_, new)) = RENAMED_KEYS.iter().find(|(old, _)| old == key) {
+                let line = text.lines().position(|l| {
+                    l.trim_start().strip_prefix(key.as_str()).is_some_and(|rest| rest.trim_start().starts_with('='))
+                });
+                let at = line.map_or(String::new(), |n| format!(" (line {})", n + 1));
+                let section = if name.is_empty() { String::new() } else { format!("[{name}] ") };
+                anyhow::bail!(
+                    "config {origin}{at}: {section}{key} is spelled {new} now, as agent specs spell it: rename the key"
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -190,6 +235,23 @@ mod tests {
         assert!(!run.config().exists());
     }
 
+    /// A key of the old spelling is refused with its new name and its line, in every section.
+    #[test]
+    fn old_spellings_of_the_search_settings_are_refused_with_the_new_name() {
+        for (text, expected) in [
+            ("[selfplay]\nsimulations = 32\n", "s.toml (line 2): [selfplay] simulations is spelled sims now"),
+            (
+                "seed = 1\n[eval]\n\nfinal_player_simulations = 8\n",
+                "(line 4): [eval] final_player_simulations is spelled final_player_sims",
+            ),
+            ("[selfplay.mcts]\n  c_puct = 2\n", "(line 2): [selfplay.mcts] c_puct is spelled cpuct now"),
+            ("[selfplay]\ncheap_simulations = 4\n", "[selfplay] cheap_simulations is spelled cheap_sims"),
+        ] {
+            let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
+            assert!(err.contains(expected), "{err}");
+        }
+    }
+
     #[test]
     fn every_shipped_config_parses() {
         RunConfig::parse(DEFAULT, "default").unwrap();
@@ -205,7 +267,7 @@ mod tests {
     fn every_key_is_documented_in_the_8x8_cpu_config() {
         let mut config: RunConfig = toml::from_str("").unwrap();
         // Keys without a default value are left out of the serialized config; give them one.
-        config.selfplay.final_simulations = Some(1);
+        config.selfplay.final_sims = Some(1);
         config.selfplay.gumbel_noise_moves = Some(1);
         config.eval.score_utility = Some(0.0);
         let mut keys = Vec::new();
@@ -257,23 +319,23 @@ mod tests {
             ("[selfplay.mcts]\ngumbel_q_scale = 0\n", "gumbel_q_scale"),
             ("[selfplay.mcts]\ngumbel_q_scale = nan\n", "gumbel_q_scale"),
             ("[selfplay]\ngames_in_flight = 0\n", "[selfplay] games_in_flight = 0"),
-            ("[selfplay]\nsimulations = 0\n", "[selfplay] simulations = 0"),
+            ("[selfplay]\nsims = 0\n", "[selfplay] sims = 0"),
             ("[selfplay]\ngumbel_considered = 1\n", "[selfplay] gumbel_considered = 1"),
             ("[selfplay]\nrandom_opening_plies = 65\n", "[selfplay] random_opening_plies = 65"),
-            ("[selfplay.mcts]\nc_puct = -1\n", "[selfplay.mcts] c_puct"),
+            ("[selfplay.mcts]\ncpuct = -1\n", "[selfplay.mcts] cpuct"),
             ("[selfplay.mcts]\ndirichlet_epsilon = 2\n", "[selfplay.mcts] dirichlet_epsilon"),
             ("[eval]\nevery = 0\n", "[eval] every = 0"),
             ("[eval]\nthreads = 0\n", "[eval] threads = 0"),
             ("[eval]\nthreads = 2000\n", "[eval] threads = 2000 (expected at most 1024)"),
             ("minutes = 1e300\n", "minutes = 1e300 (expected 0 (no limit) to 525600 (a year))"),
-            ("[eval]\nsimulations = 1000001\n", "[eval] simulations = 1000001"),
-            ("[eval]\nsimulations = 0\n", "[eval] simulations = 0"),
-            ("[eval]\nfinal_player_simulations = 0\n", "[eval] final_player_simulations = 0"),
-            ("[eval]\nfinal_player_simulations = 1000001\n", "[eval] final_player_simulations = 1000001"),
+            ("[eval]\nsims = 1000001\n", "[eval] sims = 1000001"),
+            ("[eval]\nsims = 0\n", "[eval] sims = 0"),
+            ("[eval]\nfinal_player_sims = 0\n", "[eval] final_player_sims = 0"),
+            ("[eval]\nfinal_player_sims = 1000001\n", "[eval] final_player_sims = 1000001"),
             ("[network]\nvalue_channels = 0\n", "value_channels"),
             ("[network]\nblocks = 100000\n", "parameters"),
             ("[selfplay]\ngames_in_flight = 100000000\n", "[selfplay] games_in_flight = 100000000"),
-            ("[selfplay]\ncheap_simulations = 4000000\n", "[selfplay] cheap_simulations = 4000000"),
+            ("[selfplay]\ncheap_sims = 4000000\n", "[selfplay] cheap_sims = 4000000"),
             ("[train]\nbatch_size = 1000000000\n", "batch_size = 1000000000"),
             ("[network]\ninput_planes = 5\n", "input_planes"),
             ("[train]\nweight_decay = nan\n", "[train] weight_decay = NaN"),
@@ -348,12 +410,12 @@ mod tests {
         assert_eq!(player, "net:model=\"x\",sims=64,gumbel=4,interior=gumbel");
         // A `net:` player takes that spec: the one thing wrong here is the model.
         let err = player.parse::<othello_players::AgentSpec>().unwrap().agent(1).err().unwrap();
-        assert!(err.to_string().contains("model x: neither a checkpoint"), "{err}");
+        assert!(err.to_string().contains("checkpoint x: neither a checkpoint"), "{err}");
         // The search settings are a section of self-play's, and every one a player reads reaches it.
         let mcts =
             "[selfplay.mcts]\nc_puct = 2.5\nfpu_reduction = 0.1\ngumbel_q_scale = 0.3\ngumbel_q_rescale = true\n";
         let config = RunConfig::parse(mcts, "m.toml").unwrap();
-        assert_eq!(config.selfplay.mcts.c_puct, 2.5);
+        assert_eq!(config.selfplay.mcts.cpuct, 2.5);
         let player = othello_players::AgentSpec::net("x", config.player_search()).to_string();
         assert_eq!(player, "net:model=\"x\",sims=64,qscale=0.3,qrescale,cpuct=2.5,fpu=0.1");
         let err = RunConfig::parse("[selfplay.mcts]\nc_pcut = 2.5\n", "m.toml").unwrap_err();

@@ -47,9 +47,9 @@ pub fn default_player(rules: &Rules) -> Result<AgentSpec> {
         bail!("no network ships for {rules} (networks ship for {}): give --agent", shipped.join("; "));
     };
     let model = model_file(network)?;
-    let (simulations, considered, score_utility) = network.search;
+    let (sims, considered, score_utility) = network.search;
     let mcts = MctsConfig { score_utility, ..MctsConfig::default() };
-    Ok(AgentSpec::net(model.display().to_string(), PlayerSearch::new(simulations, Some(considered), mcts)))
+    Ok(AgentSpec::net(model.display().to_string(), PlayerSearch::new(sims, Some(considered), mcts)))
 }
 
 /// The network's checkpoint: the repository's own file where the program runs from its checkout, else the built-in

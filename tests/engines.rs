@@ -170,7 +170,7 @@ fn a_runs_ladder_rates_its_checkpoint_against_grhino() {
     }
     // The 8x8 CPU config, without the solver's questions and the final player: the ladder is what is tested.
     let cpu = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("configs/8x8-cpu.toml")).unwrap();
-    let config = ["optimal_moves_empties = ", "final_player_simulations = "].iter().fold(cpu, |text, key| {
+    let config = ["optimal_moves_empties = ", "final_player_sims = "].iter().fold(cpu, |text, key| {
         assert!(text.contains(key), "configs/8x8-cpu.toml has no {key}");
         text.replace(key, &format!("# {key}"))
     });

@@ -193,7 +193,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     // checkpoint with the evaluation's search and the ladder (from the rung nearest that checkpoint), and put to
     // the same positions beside every player; evaluated again, nothing is played or asked.
     let text = std::fs::read_to_string(dir.config()).unwrap();
-    std::fs::write(dir.config(), text + "final_player_simulations = 32\n").unwrap();
+    std::fs::write(dir.config(), text + "final_player_sims = 32\n").unwrap();
     let evaluate_final = || {
         let args = ["evaluate", "--run", run.to_str().unwrap()];
         let out = bin().args(args).output().unwrap();
@@ -260,7 +260,7 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
             expected = format!("{stem}.json");
         }
     }
-    let best = std::fs::read_to_string(dir.best_model()).unwrap();
+    let best = std::fs::read_to_string(dir.best_checkpoint_record()).unwrap();
     assert_eq!(best.trim(), expected);
 }
 

@@ -12,8 +12,8 @@ use common::{bin, poll_until, python_env, temp_run};
 /// A small, fast config for the tests.
 fn write_config(run: &Path, games_per_shard: usize) {
     let text = format!(
-        "seed = 3\nrules = \"othello,6x6\"\n[selfplay]\nsimulations = 24\ngames_per_shard = {games_per_shard}\n\
-         full_search_share = 0.5\ncheap_simulations = 8\nevaluator = \"rollouts\"\nrollouts = 1\n"
+        "seed = 3\nrules = \"othello,6x6\"\n[selfplay]\nsims = 24\ngames_per_shard = {games_per_shard}\n\
+         full_search_share = 0.5\ncheap_sims = 8\nevaluator = \"rollouts\"\nrollouts = 1\n"
     );
     std::fs::write(RunDir::new(run).config(), text).unwrap();
 }

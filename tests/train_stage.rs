@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor, TensorData};
-use othello_net::{load_model, read_info};
+use othello_net::{load_checkpoint, read_info};
 use othello_run::RunDir;
 use othello_train::log::read_scalars;
 
@@ -86,7 +86,7 @@ mod tensorboard {
 
 fn policy_outputs(model: &Path) -> Vec<f32> {
     let device = Device::flex();
-    let (net, _) = load_model(model, None, &device).unwrap();
+    let (net, _) = load_checkpoint(model, None, &device).unwrap();
     let planes: Vec<f32> = (0..4 * 6 * 64).map(|i| ((i * 7) % 5 == 0) as u8 as f32).collect();
     let input = Tensor::<4>::from_data(TensorData::new(planes, [4, 6, 8, 8]), &device);
     net.valid().forward(input).policy.into_data().try_into_vec::<f32>().unwrap()
@@ -110,7 +110,7 @@ fn a_trainer_killed_with_sigkill_resumes_where_it_stopped() {
     }
     child.kill().unwrap(); // SIGKILL
     child.wait().unwrap();
-    let newest = othello_net::newest_model(&RunDir::new(run).models()).unwrap();
+    let newest = othello_net::newest_checkpoint(&RunDir::new(run).models()).unwrap();
     let at_kill = read_info(&newest).unwrap().step;
     assert!(at_kill >= 30);
     let target = at_kill + 20;
@@ -212,7 +212,7 @@ fn the_average_of_a_runs_checkpoints_loads_and_leaves_them_alone() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && stderr.contains("a directory of its own"), "{stderr}");
     assert_eq!(std::fs::read(&weights).unwrap(), before);
-    assert_eq!(othello_net::list_models(&models).len(), 4, "the initialisation and steps 10, 20, 30");
+    assert_eq!(othello_net::list_checkpoints(&models).len(), 4, "the initialisation and steps 10, 20, 30");
 }
 
 #[test]
@@ -354,8 +354,8 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
     let scratch = temp_run("warm-start");
     let run = scratch.path();
     let config = run.join("warm.toml");
-    let small = "[selfplay]\nsimulations = 4\ngames_in_flight = 8\ngames_per_shard = 8\n\
-                 [eval]\nladder = [\"random\"]\ngames = 2\nsimulations = 4\n";
+    let small = "[selfplay]\nsims = 4\ngames_in_flight = 8\ngames_per_shard = 8\n\
+                 [eval]\nladder = [\"random\"]\ngames = 2\nsims = 4\n";
     std::fs::write(&config, format!("{CONFIG}{small}")).unwrap();
     let warm_run = |dir: &Path, config: &Path| {
         bin()
@@ -376,7 +376,7 @@ fn a_warm_start_begins_a_fresh_run_from_a_checkpoint() {
         .map(|t| *othello_core::Game::replay(rules, &othello_core::parse_transcript(t).unwrap()).unwrap().position())
         .collect();
     let outputs = |path: &Path| {
-        let (net, _) = load_model(path, None, &device).unwrap();
+        let (net, _) = load_checkpoint(path, None, &device).unwrap();
         let predictor = othello_net::Predictor::new(net, device.clone());
         let p = othello_net::predict(&predictor, &rules, &positions, &[othello_core::Symmetry::IDENTITY; 3]);
         p.iter().map(|p| (p.policy.to_vec(), p.value)).collect::<Vec<_>>()

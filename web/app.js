@@ -90,7 +90,7 @@ async function advance() {
     if (pos.side === game.human) return render();
     game.thinking = true;
     render();
-    const options = { simulations: Number($('simulations').value), gumbel: Number($('root').value), yieldMs: 30 };
+    const options = { sims: Number($('simulations').value), gumbel: Number($('root').value), yieldMs: 30 };
     const result = await search(game.net, game.rules, pos, options);
     if (generation !== game.generation) return; // a new game or an undo came meanwhile
     game.thinking = false;

@@ -15,6 +15,7 @@ pub mod kernel;
 pub(crate) mod last_flip;
 pub mod pattern;
 pub mod perft;
+pub mod planes;
 pub mod playout;
 pub mod position;
 pub mod problem;

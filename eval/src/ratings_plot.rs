@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use othello_net::{read_info, resolve_model, ModelInfo};
+use othello_net::{read_info, resolve_checkpoint, CheckpointInfo};
 use plotters::prelude::*;
 
 use crate::ratings::Ratings;
@@ -37,9 +37,9 @@ pub type PlayerMeasure = (String, f64, f64, f64);
 
 /// The checkpoint a rated player plays (its spec's `model=`), if it is one: the spec's model, the sidecar's path
 /// and the sidecar.
-pub fn rated_checkpoint(player: &str) -> Option<(String, PathBuf, ModelInfo)> {
+pub fn rated_checkpoint(player: &str) -> Option<(String, PathBuf, CheckpointInfo)> {
     let model = player.parse::<AgentSpec>().ok()?.model()?.to_string();
-    let path = resolve_model(Path::new(&model)).ok()?;
+    let path = resolve_checkpoint(Path::new(&model)).ok()?;
     let info = read_info(&path).ok()?;
     Some((model, path, info))
 }

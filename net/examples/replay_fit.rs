@@ -10,7 +10,7 @@ use std::error::Error;
 use std::path::PathBuf;
 
 use othello_core::{Position, Symmetry, POLICY_SIZE};
-use othello_net::{load_model, predict, Predictor};
+use othello_net::{load_checkpoint, predict, Predictor};
 use othello_run::shard::{unpack_rules, Shard};
 
 /// Per band of empties, for solved and for searched targets.
@@ -49,7 +49,7 @@ fn main() -> Result<(), Box<dyn Error>> {
         _ => return Err("FROM and TO come together".into()),
     };
     let device = burn::tensor::Device::flex();
-    let (net, _) = load_model(&PathBuf::from(model), None, &device)?;
+    let (net, _) = load_checkpoint(&PathBuf::from(model), None, &device)?;
     let predictor = Predictor::new(net, device);
     let mut shards = Vec::new();
     for entry in std::fs::read_dir(replay)? {

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::tensor::{Device, Tensor};
 
-use crate::checkpoint::{load_model, ModelError, ModelInfo};
+use crate::checkpoint::{load_checkpoint, CheckpointError, CheckpointInfo};
 use crate::network::Network;
 
 /// Every float tensor of a module, flattened, in the module's visiting order.
@@ -54,16 +54,16 @@ fn blend(average: Network, other: &Network, keep: f64) -> Option<Network> {
 /// The mean of the checkpoints `models` (sidecars or weights, oldest first), and the sidecar of the average: the
 /// newest's, with `averaged_from` naming them all. A checkpoint of another architecture than the first's is an
 /// error naming it.
-pub fn average_checkpoints(models: &[PathBuf], device: &Device) -> Result<(Network, ModelInfo), ModelError> {
+pub fn average_checkpoints(models: &[PathBuf], device: &Device) -> Result<(Network, CheckpointInfo), CheckpointError> {
     let first = models
         .first()
-        .ok_or_else(|| ModelError { path: PathBuf::from("."), problem: "no checkpoint to average".into() })?;
-    let (net, mut info) = load_model(first, None, device)?;
+        .ok_or_else(|| CheckpointError { path: PathBuf::from("."), problem: "no checkpoint to average".into() })?;
+    let (net, mut info) = load_checkpoint(first, None, device)?;
     let mut average = net.valid();
     for (i, path) in models.iter().enumerate().skip(1) {
-        let (net, newer) = load_model(path, Some(&info.architecture), device)?;
+        let (net, newer) = load_checkpoint(path, Some(&info.architecture), device)?;
         // The running mean: the i models so far weigh i/(i+1).
-        average = blend(average, &net.valid(), i as f64 / (i + 1) as f64).ok_or_else(|| ModelError {
+        average = blend(average, &net.valid(), i as f64 / (i + 1) as f64).ok_or_else(|| CheckpointError {
             path: path.clone(),
             problem: "its tensors differ from the first checkpoint's".into(),
         })?;
@@ -76,7 +76,7 @@ pub fn average_checkpoints(models: &[PathBuf], device: &Device) -> Result<(Netwo
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::checkpoint::save_model;
+    use crate::checkpoint::save_checkpoint;
     use crate::network::NetConfig;
 
     fn values(net: &Network) -> Vec<f32> {
@@ -115,7 +115,8 @@ mod tests {
             .iter()
             .enumerate()
             .map(|(i, net)| {
-                save_model(scratch.path(), net, &ModelInfo::untrained(config.clone(), 10 * (i as u64 + 1))).unwrap()
+                save_checkpoint(scratch.path(), net, &CheckpointInfo::untrained(config.clone(), 10 * (i as u64 + 1)))
+                    .unwrap()
             })
             .collect();
         let (average, info) = average_checkpoints(&paths, &device).unwrap();
@@ -128,8 +129,8 @@ mod tests {
         assert_eq!(info.averaged_from.len(), 3);
         assert!(info.averaged_from[0].ends_with("model-000000010.json"), "{:?}", info.averaged_from);
 
-        let other = ModelInfo::untrained(NetConfig::new(2, 4), 40);
-        let odd = save_model(scratch.path(), &NetConfig::new(2, 4).init_seeded(&device, 9), &other).unwrap();
+        let other = CheckpointInfo::untrained(NetConfig::new(2, 4), 40);
+        let odd = save_checkpoint(scratch.path(), &NetConfig::new(2, 4).init_seeded(&device, 9), &other).unwrap();
         let err = average_checkpoints(&[paths[0].clone(), odd], &device).unwrap_err().to_string();
         assert!(err.contains("model-000000040") && err.contains("2x4") && err.contains("1x4"), "{err}");
         assert!(average_checkpoints(&[], &device).is_err());

@@ -15,15 +15,15 @@ use thiserror::Error;
 use crate::network::{NetConfig, Network};
 
 #[derive(Debug, Error)]
-#[error("model {}: {problem}", path.display())]
-pub struct ModelError {
+#[error("checkpoint {}: {problem}", path.display())]
+pub struct CheckpointError {
     pub path: PathBuf,
     pub problem: String,
 }
 
 /// The sidecar of a checkpoint.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ModelInfo {
+pub struct CheckpointInfo {
     pub architecture: NetConfig,
     /// Training step (0 for a fresh random initialisation).
     pub step: u64,
@@ -38,10 +38,10 @@ pub struct ModelInfo {
     pub averaged_from: Vec<String>,
 }
 
-impl ModelInfo {
+impl CheckpointInfo {
     /// The sidecar of a network the trainer did not write (a random initialisation, a test's): no training record.
-    pub fn untrained(architecture: NetConfig, step: u64) -> ModelInfo {
-        ModelInfo { architecture, step, samples: 0, training: None, averaged_from: Vec::new() }
+    pub fn untrained(architecture: NetConfig, step: u64) -> CheckpointInfo {
+        CheckpointInfo { architecture, step, samples: 0, training: None, averaged_from: Vec::new() }
     }
 }
 
@@ -82,15 +82,15 @@ impl TrainingInfo {
 }
 
 /// File stem of the model at `step`.
-pub fn model_stem(step: u64) -> String {
+pub fn checkpoint_stem(step: u64) -> String {
     format!("model-{step:09}")
 }
 
 /// Saves `net` as `dir/model-<step>.{bpk,json}`; returns the sidecar's path.
-pub fn save_model(dir: &Path, net: &Network, info: &ModelInfo) -> Result<PathBuf, ModelError> {
-    let stem = model_stem(info.step);
+pub fn save_checkpoint(dir: &Path, net: &Network, info: &CheckpointInfo) -> Result<PathBuf, CheckpointError> {
+    let stem = checkpoint_stem(info.step);
     let (weights, sidecar) = (dir.join(format!("{stem}.bpk")), dir.join(format!("{stem}.json")));
-    let err = |path: &Path, problem: String| ModelError { path: path.to_path_buf(), problem };
+    let err = |path: &Path, problem: String| CheckpointError { path: path.to_path_buf(), problem };
     std::fs::create_dir_all(dir).map_err(|e| err(dir, format!("creating the directory: {e}")))?;
     let tmp_weights = temp_path(&weights);
     net.clone().save_file(&tmp_weights).map_err(|e| err(&weights, format!("writing the weights: {e:?}")))?;
@@ -101,26 +101,26 @@ pub fn save_model(dir: &Path, net: &Network, info: &ModelInfo) -> Result<PathBuf
 }
 
 /// Reads a sidecar (given the `.json` or the `.bpk` path).
-pub fn read_info(path: &Path) -> Result<ModelInfo, ModelError> {
+pub fn read_info(path: &Path) -> Result<CheckpointInfo, CheckpointError> {
     let sidecar = path.with_extension("json");
-    let err = |problem: String| ModelError { path: sidecar.clone(), problem };
+    let err = |problem: String| CheckpointError { path: sidecar.clone(), problem };
     let text = std::fs::read_to_string(&sidecar).map_err(|e| err(format!("reading the sidecar: {e}")))?;
-    let info: ModelInfo = serde_json::from_str(&text).map_err(|e| err(format!("bad sidecar: {e}")))?;
+    let info: CheckpointInfo = serde_json::from_str(&text).map_err(|e| err(format!("bad sidecar: {e}")))?;
     info.architecture.validate().map_err(|e| err(format!("bad sidecar: architecture: {e}")))?;
     Ok(info)
 }
 
 /// Loads a model; with `expected`, a checkpoint of another architecture is an error naming both.
-pub fn load_model(
+pub fn load_checkpoint(
     path: &Path,
     expected: Option<&NetConfig>,
     device: &Device,
-) -> Result<(Network, ModelInfo), ModelError> {
+) -> Result<(Network, CheckpointInfo), CheckpointError> {
     let info = read_info(path)?;
     let weights = path.with_extension("bpk");
     if let Some(want) = expected {
         if *want != info.architecture {
-            return Err(ModelError {
+            return Err(CheckpointError {
                 path: weights,
                 problem: format!("it is a {} network, the run expects {want}", info.architecture),
             });
@@ -130,12 +130,12 @@ pub fn load_model(
         .architecture
         .init(device)
         .try_load_file(&weights)
-        .map_err(|e| ModelError { path: weights.clone(), problem: format!("reading the weights: {e:?}") })?;
+        .map_err(|e| CheckpointError { path: weights.clone(), problem: format!("reading the weights: {e:?}") })?;
     Ok((net, info))
 }
 
 /// The models (sidecars) in `dir`, oldest (lowest step) first; none when the directory cannot be read.
-pub fn list_models(dir: &Path) -> Vec<PathBuf> {
+pub fn list_checkpoints(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else { return vec![] };
     let mut models: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
@@ -151,11 +151,11 @@ pub fn list_models(dir: &Path) -> Vec<PathBuf> {
 
 /// The checkpoint `model` names: a checkpoint (its `.json` sidecar or `.bpk` weights), or a models directory or
 /// a run directory (their newest checkpoint). Returns the sidecar's path.
-pub fn resolve_model(model: &Path) -> Result<PathBuf, ModelError> {
-    let err = |problem: String| ModelError { path: model.to_path_buf(), problem };
+pub fn resolve_checkpoint(model: &Path) -> Result<PathBuf, CheckpointError> {
+    let err = |problem: String| CheckpointError { path: model.to_path_buf(), problem };
     if model.is_dir() {
-        let models = models_dir(model);
-        return newest_model(&models).ok_or_else(|| err(format!("no checkpoint in {}", models.display())));
+        let models = checkpoints_dir(model);
+        return newest_checkpoint(&models).ok_or_else(|| err(format!("no checkpoint in {}", models.display())));
     }
     let sidecar = model.with_extension("json");
     if sidecar.is_file() {
@@ -165,40 +165,40 @@ pub fn resolve_model(model: &Path) -> Result<PathBuf, ModelError> {
 }
 
 /// The directory of checkpoints `dir` names: itself where it holds one, else a run directory's `models`.
-pub fn models_dir(dir: &Path) -> PathBuf {
-    if newest_model(dir).is_some() {
+pub fn checkpoints_dir(dir: &Path) -> PathBuf {
+    if newest_checkpoint(dir).is_some() {
         dir.to_path_buf()
     } else {
         RunDir::new(dir).models()
     }
 }
 
-/// The newest model (highest step) in `dir`, if any.
-pub fn newest_model(dir: &Path) -> Option<PathBuf> {
-    list_models(dir).pop()
+/// The newest checkpoint (highest step) in `dir`, if any.
+pub fn newest_checkpoint(dir: &Path) -> Option<PathBuf> {
+    list_checkpoints(dir).pop()
 }
 
 /// In a gated run, the model self-play plays with (its sidecar): the one `RUN/models/best.txt` names, the last
 /// checkpoint that passed its test against the best before it; none while the file or the model is missing.
-pub fn best_model(run: &RunDir) -> Option<PathBuf> {
-    let name = std::fs::read_to_string(run.best_model()).ok()?;
+pub fn best_checkpoint(run: &RunDir) -> Option<PathBuf> {
+    let name = std::fs::read_to_string(run.best_checkpoint_record()).ok()?;
     let path = run.models().join(name.trim());
     path.is_file().then_some(path)
 }
 
 /// The model self-play plays with (its sidecar): in a gated run the best, else the newest; none before the first.
-pub fn selfplay_model(run: &RunDir, gated: bool) -> Option<PathBuf> {
+pub fn selfplay_checkpoint(run: &RunDir, gated: bool) -> Option<PathBuf> {
     if gated {
-        best_model(run)
+        best_checkpoint(run)
     } else {
-        newest_model(&run.models())
+        newest_checkpoint(&run.models())
     }
 }
 
-/// Makes `model` (a sidecar in RUN/models) the one [`best_model`] names, atomically.
-pub fn set_best_model(run: &RunDir, model: &Path) -> Result<(), ModelError> {
-    let best = run.best_model();
-    let err = |problem: String| ModelError { path: best.clone(), problem };
+/// Makes `model` (a sidecar in RUN/models) the one [`best_checkpoint`] names, atomically.
+pub fn set_best_checkpoint(run: &RunDir, model: &Path) -> Result<(), CheckpointError> {
+    let best = run.best_checkpoint_record();
+    let err = |problem: String| CheckpointError { path: best.clone(), problem };
     let name = model.file_name().ok_or_else(|| err(format!("{} names no file", model.display())))?;
     write_atomic(&best, format!("{}\n", name.to_string_lossy()).as_bytes()).map_err(|e| err(e.to_string()))
 }
@@ -227,10 +227,10 @@ mod tests {
         let (config, net, device) = tiny();
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path().to_path_buf();
-        let info = ModelInfo::untrained(config.clone(), 5);
-        let path = save_model(&dir, &net, &info).unwrap();
-        assert_eq!(newest_model(&dir), Some(path.clone()));
-        let (loaded, read) = load_model(&path, Some(&config), &device).unwrap();
+        let info = CheckpointInfo::untrained(config.clone(), 5);
+        let path = save_checkpoint(&dir, &net, &info).unwrap();
+        assert_eq!(newest_checkpoint(&dir), Some(path.clone()));
+        let (loaded, read) = load_checkpoint(&path, Some(&config), &device).unwrap();
         assert_eq!(read, info);
         let rules = Rules::othello();
         let pos = positions(&rules);
@@ -238,18 +238,18 @@ mod tests {
         let a = predict(&Predictor::new(net.clone(), device.clone()), &rules, &pos, &ids);
         let b = predict(&Predictor::new(loaded.clone(), device.clone()), &rules, &pos, &ids);
         assert_eq!(a, b);
-        let err = load_model(&path, Some(&NetConfig::new(2, 8)), &device).unwrap_err();
+        let err = load_checkpoint(&path, Some(&NetConfig::new(2, 8)), &device).unwrap_err();
         assert!(err.to_string().contains("1x8") && err.to_string().contains("2x8"), "{err}");
         // Damaged weights are an error, not a panic.
         let weights = path.with_extension("bpk");
         let bytes = std::fs::read(&weights).unwrap();
         std::fs::write(&weights, &bytes[..bytes.len() / 3]).unwrap();
-        assert!(load_model(&path, None, &device).is_err());
+        assert!(load_checkpoint(&path, None, &device).is_err());
         // So is a sidecar naming an architecture that cannot be built, before anything is allocated for it.
         let sidecar = path.with_extension("json");
         let text = std::fs::read_to_string(&sidecar).unwrap().replace("\"blocks\": 1", "\"blocks\": 100000000");
         std::fs::write(&sidecar, text).unwrap();
-        let err = load_model(&path, None, &device).unwrap_err().to_string();
+        let err = load_checkpoint(&path, None, &device).unwrap_err().to_string();
         assert!(err.contains(&*sidecar.to_string_lossy()) && err.contains("parameters"), "{err}");
     }
 
@@ -261,9 +261,9 @@ mod tests {
         let net = wide.init_seeded(&device, 11);
         let scratch = tempfile::tempdir().unwrap();
         let dir = scratch.path().to_path_buf();
-        let info = ModelInfo::untrained(wide.clone(), 1);
-        let path = save_model(&dir, &net, &info).unwrap();
-        let (loaded, _) = load_model(&path, Some(&wide), &device).unwrap();
+        let info = CheckpointInfo::untrained(wide.clone(), 1);
+        let path = save_checkpoint(&dir, &net, &info).unwrap();
+        let (loaded, _) = load_checkpoint(&path, Some(&wide), &device).unwrap();
         let rules = Rules::othello();
         let pos = positions(&rules);
         let ids = vec![Symmetry::IDENTITY; pos.len()];
@@ -271,7 +271,7 @@ mod tests {
             predict(&Predictor::new(net.clone(), device.clone()), &rules, &pos, &ids),
             predict(&Predictor::new(loaded.clone(), device.clone()), &rules, &pos, &ids)
         );
-        let err = load_model(&path, Some(&NetConfig::new(1, 8)), &device).unwrap_err();
+        let err = load_checkpoint(&path, Some(&NetConfig::new(1, 8)), &device).unwrap_err();
         assert!(err.to_string().contains("value head 4x64") && err.to_string().contains("value head 1x64"), "{err}");
         let old: NetConfig =
             serde_json::from_str(r#"{"blocks": 4, "filters": 64, "input_planes": 6, "value_hidden": 64}"#).unwrap();

@@ -224,9 +224,9 @@ impl FoldedNetwork {
 mod tests {
     use super::*;
     use crate::network::NetConfig;
-    use crate::planes::{encode, PLANES};
     use crate::testing::positions;
     use burn::tensor::{Device, TensorData};
+    use othello_core::planes::{encode, PLANES};
     use othello_core::{Rules, Symmetry};
 
     /// The folded network answers as burn's forward pass does, on trained-looking batch norms (running statistics

@@ -12,7 +12,7 @@ use burn::tensor::{Device, Tensor};
 use othello_run::config_check::check_counts;
 use serde::{Deserialize, Serialize};
 
-use crate::planes::PLANES;
+use othello_core::planes::PLANES;
 
 /// The architecture: what a checkpoint must match to be loaded.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

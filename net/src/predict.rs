@@ -6,7 +6,7 @@ use othello_core::{Position, Rules, Symmetry, POLICY_SIZE};
 
 use crate::folded::{values, FoldedNetwork};
 use crate::network::Network;
-use crate::planes::{encode, PLANES};
+use othello_core::planes::{encode, PLANES};
 
 /// The network's view of one position, from its side to move.
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use othello_core::{Game, Move, Position, Rules, Status, Symmetry};
-use othello_net::{load_model, resolve_model, DeviceChoice};
+use othello_net::{load_checkpoint, resolve_checkpoint, DeviceChoice};
 use othello_search::NetworkEvaluator;
 use othello_search::{PlayerSearch, Tree};
 use rand::{Rng, SeedableRng};
@@ -18,9 +18,9 @@ use crate::agent::{Agent, AgentError};
 /// no trainer wrote).
 fn evaluator(model: &str, device: DeviceChoice, agent: &str) -> Result<(NetworkEvaluator, Option<Rules>), AgentError> {
     let fail = |message: String| AgentError::Failed { agent: agent.to_string(), message };
-    let path = resolve_model(Path::new(model)).map_err(|e| fail(e.to_string()))?;
+    let path = resolve_checkpoint(Path::new(model)).map_err(|e| fail(e.to_string()))?;
     let device = device.device().map_err(|e| fail(e.to_string()))?;
-    let (net, info) = load_model(&path, None, &device).map_err(|e| fail(e.to_string()))?;
+    let (net, info) = load_checkpoint(&path, None, &device).map_err(|e| fail(e.to_string()))?;
     let rules = match info.training {
         Some(training) => Some(training.rules.parse::<Rules>().map_err(|e| {
             fail(format!("{}: bad sidecar: rules '{}': {e}", path.with_extension("json").display(), training.rules))
@@ -126,7 +126,7 @@ impl NetworkMctsAgent {
         seed: u64,
     ) -> Result<Self, AgentError> {
         let (evaluator, rules) = evaluator(model, device, &name)?;
-        let search = PlayerSearch::new(search.simulations, search.gumbel, search.mcts);
+        let search = PlayerSearch::new(search.sims, search.gumbel, search.mcts);
         Ok(NetworkMctsAgent { name, evaluator, rules, search, seed, tree: None })
     }
 
@@ -167,11 +167,11 @@ impl Agent for NetworkMctsAgent {
             return Ok(pass);
         }
         let mut tree = self.tree_for(game);
-        let simulations = self.search.simulations;
+        let sims = self.search.sims;
         let chosen = match self.search.gumbel {
-            Some(considered) => tree.gumbel_search(&mut self.evaluator, simulations, SEARCH_BATCH, considered),
+            Some(considered) => tree.gumbel_search(&mut self.evaluator, sims, SEARCH_BATCH, considered),
             None => {
-                let more = simulations.saturating_sub(tree.root_visits()).max(1);
+                let more = sims.saturating_sub(tree.root_visits()).max(1);
                 tree.search(&mut self.evaluator, more, SEARCH_BATCH);
                 tree.choose_move(0.0)
             }
@@ -190,7 +190,7 @@ mod tests {
     use super::*;
     use crate::spec::AgentSpec;
     use crate::RandomAgent;
-    use othello_net::{predict, save_model, ModelInfo, NetConfig, Predictor};
+    use othello_net::{predict, save_checkpoint, CheckpointInfo, NetConfig, Predictor};
     use othello_run::RunDir;
     use rand::Rng;
 
@@ -205,8 +205,8 @@ mod tests {
         let device = DeviceChoice::Flex.device().unwrap();
         let config = NetConfig::new(1, 8);
         let net = config.init_seeded(&device, 7);
-        let info = ModelInfo::untrained(config, 3);
-        save_model(&RunDir::new(dir.path()).models(), &net, &info).unwrap();
+        let info = CheckpointInfo::untrained(config, 3);
+        save_checkpoint(&RunDir::new(dir.path()).models(), &net, &info).unwrap();
         dir
     }
 
@@ -217,8 +217,8 @@ mod tests {
         let config = NetConfig::new(1, 8);
         let four = Rules::othello().with_size(4).unwrap();
         let training = othello_net::TrainingInfo { rules: four.to_string(), ..Default::default() };
-        let info = ModelInfo { training: Some(training), ..ModelInfo::untrained(config.clone(), 5) };
-        save_model(&RunDir::new(dir.path()).models(), &config.init_seeded(&device, 7), &info).unwrap();
+        let info = CheckpointInfo { training: Some(training), ..CheckpointInfo::untrained(config.clone(), 5) };
+        save_checkpoint(&RunDir::new(dir.path()).models(), &config.init_seeded(&device, 7), &info).unwrap();
         for kind in ["policy:model", "net:sims=4,model"] {
             let spec = format!("{kind}={}", dir.path().display());
             let mut agent = agent_from_spec(&spec, 1).unwrap();
@@ -255,9 +255,9 @@ mod tests {
     fn the_policy_agent_plays_the_networks_favourite_legal_move() {
         let scratch = tiny_run();
         let run = scratch.path();
-        let model = resolve_model(run).unwrap();
+        let model = resolve_checkpoint(run).unwrap();
         let device = DeviceChoice::Flex.device().unwrap();
-        let (net, _) = load_model(&model, None, &device).unwrap();
+        let (net, _) = load_checkpoint(&model, None, &device).unwrap();
         let predictor = Predictor::new(net, device);
         let mut agent = agent_from_spec(&format!("policy:model={}", run.display()), 1).unwrap();
         let mut checked = 0;

@@ -14,7 +14,7 @@ const EXPLORATION: f64 = std::f64::consts::SQRT_2;
 
 /// `mcts:sims=N`: N simulations per move from a fresh tree, the most visited move played.
 pub struct RolloutMctsAgent {
-    simulations: u32,
+    sims: u32,
     rng: Pcg64Mcg,
 }
 
@@ -30,8 +30,8 @@ struct Node {
 }
 
 impl RolloutMctsAgent {
-    pub fn new(simulations: u32, seed: u64) -> RolloutMctsAgent {
-        RolloutMctsAgent { simulations: simulations.max(1), rng: Pcg64Mcg::seed_from_u64(seed) }
+    pub fn new(sims: u32, seed: u64) -> RolloutMctsAgent {
+        RolloutMctsAgent { sims: sims.max(1), rng: Pcg64Mcg::seed_from_u64(seed) }
     }
 
     /// One random game from `pos` to the end: 1, 0.5 or 0 for `side`.
@@ -59,7 +59,7 @@ fn moves_of(rules: &Rules, pos: &Position) -> Vec<Move> {
 
 impl Agent for RolloutMctsAgent {
     fn name(&self) -> String {
-        format!("mcts:sims={}", self.simulations)
+        format!("mcts:sims={}", self.sims)
     }
 
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
@@ -73,7 +73,7 @@ impl Agent for RolloutMctsAgent {
         }
         let mut tree =
             vec![Node { position: root_position, mv: Move::Pass, children: vec![], untried, visits: 0, wins: 0.0 }];
-        for _ in 0..self.simulations {
+        for _ in 0..self.sims {
             // Selection: down by UCT while the node is fully expanded.
             let mut path = vec![0];
             let mut node = 0;

@@ -52,7 +52,7 @@ impl RunDir {
     }
 
     /// `models/best.txt`: in a gated run, the file name of the model self-play plays with.
-    pub fn best_model(&self) -> PathBuf {
+    pub fn best_checkpoint_record(&self) -> PathBuf {
         self.models().join("best.txt")
     }
 
@@ -81,14 +81,20 @@ impl RunDir {
         self.logs().join("eval")
     }
 
+    /// `locks/<role>.lock`: held by the one process in the role (`run`, `trainer`, `evaluation`, `selfplay-<id>`)
+    /// while it lives; it names the holder.
+    pub fn lock(&self, role: &str) -> PathBuf {
+        self.root.join("locks").join(format!("{role}.lock"))
+    }
+
     /// `eval/`: evaluation games and ratings.
     pub fn eval(&self) -> PathBuf {
         self.root.join("eval")
     }
 
     /// `eval/gate/<model>/`: in a gated run, the test of checkpoint `<model>` (its file stem) against the best.
-    pub fn gate(&self, model_stem: &str) -> PathBuf {
-        self.eval().join("gate").join(model_stem)
+    pub fn gate(&self, checkpoint_stem: &str) -> PathBuf {
+        self.eval().join("gate").join(checkpoint_stem)
     }
 }
 
@@ -104,11 +110,12 @@ mod tests {
             run.warm_start(),
             run.replay(),
             run.models(),
-            run.best_model(),
+            run.best_checkpoint_record(),
             run.logs(),
             run.eval_logs(),
             run.eval(),
             run.gate("model-000000100"),
+            run.lock("trainer"),
             run.scalars(),
             run.curves(),
         ] {
@@ -136,6 +143,7 @@ mod tests {
             "best.txt",
             "scalars.csv",
             "curves.svg",
+            "locks",
         ];
         let mut spelt = vec![];
         let mut files = 0;

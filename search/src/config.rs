@@ -6,7 +6,7 @@
 #[serde(default, deny_unknown_fields)]
 pub struct MctsConfig {
     /// Exploration constant of the PUCT term `c * P * sqrt(N) / (1 + n)`. Default 1.5.
-    pub c_puct: f32,
+    pub cpuct: f32,
     /// First-play urgency: an unvisited child is valued at the parent's value minus this times the square root
     /// of the prior mass already visited (KataGo's reduction). Default 0.2; 0 at a noised root.
     pub fpu_reduction: f32,
@@ -78,7 +78,7 @@ impl std::fmt::Display for InteriorSelection {
 impl Default for MctsConfig {
     fn default() -> MctsConfig {
         MctsConfig {
-            c_puct: 1.5,
+            cpuct: 1.5,
             fpu_reduction: 0.2,
             root_noise: true,
             dirichlet_total: 10.0,
@@ -109,13 +109,13 @@ pub const MAX_SIMULATIONS: u32 = 1_000_000;
 /// Dirichlet settings, which only noise reads, at their defaults, so that two searches that play alike are equal.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayerSearch {
-    pub simulations: u32,
+    pub sims: u32,
     pub gumbel: Option<usize>,
     pub mcts: MctsConfig,
 }
 
 impl PlayerSearch {
-    pub fn new(simulations: u32, gumbel: Option<usize>, mcts: MctsConfig) -> PlayerSearch {
+    pub fn new(sims: u32, gumbel: Option<usize>, mcts: MctsConfig) -> PlayerSearch {
         let noise = MctsConfig::default();
         let mcts = MctsConfig {
             root_noise: false,
@@ -123,7 +123,7 @@ impl PlayerSearch {
             dirichlet_epsilon: noise.dirichlet_epsilon,
             ..mcts
         };
-        PlayerSearch { simulations, gumbel, mcts }
+        PlayerSearch { sims, gumbel, mcts }
     }
 }
 

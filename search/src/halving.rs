@@ -17,7 +17,7 @@ use crate::tree::{SearchJob, State, Tree, ROOT};
 /// [`GumbelSearch::choice`] is the move and [`Tree::gumbel_policy_target`] the policy target.
 #[derive(Clone, Debug)]
 pub struct GumbelSearch {
-    simulations: u32,
+    sims: u32,
     considered: usize,
     /// Draws Gumbel noise (self-play's exploration); without it every draw is 0.
     noise: bool,
@@ -36,9 +36,9 @@ pub struct GumbelSearch {
 
 impl GumbelSearch {
     /// Self-play's search: the Gumbel draws explore.
-    pub fn new(simulations: u32, considered: usize) -> GumbelSearch {
+    pub fn new(sims: u32, considered: usize) -> GumbelSearch {
         GumbelSearch {
-            simulations: simulations.max(1),
+            sims: sims.max(1),
             considered: considered.max(1),
             noise: true,
             children: Vec::new(),
@@ -52,8 +52,8 @@ impl GumbelSearch {
     }
 
     /// A player's search: no Gumbel draws.
-    pub fn noiseless(simulations: u32, considered: usize) -> GumbelSearch {
-        GumbelSearch { noise: false, ..GumbelSearch::new(simulations, considered) }
+    pub fn noiseless(sims: u32, considered: usize) -> GumbelSearch {
+        GumbelSearch { noise: false, ..GumbelSearch::new(sims, considered) }
     }
 
     /// The evaluations to run next on `tree` (call again once they are done), or `None` when the choice is made.
@@ -84,7 +84,7 @@ impl GumbelSearch {
                 .collect();
             self.candidates = (0..self.children.len()).collect();
             self.rank(tree, false);
-            self.budget = self.simulations.saturating_sub(self.spent_on_root);
+            self.budget = self.sims.saturating_sub(self.spent_on_root);
             // At most one candidate per simulation left, so that the first round visits every one of them.
             let affordable = (self.budget as usize).max(1);
             self.candidates.truncate(self.considered.min(self.children.len()).min(affordable));
@@ -102,7 +102,7 @@ impl GumbelSearch {
         // An equal share of the budget per round, split between the candidates; the last round takes the rest.
         // Never more than the budget left: a round it cannot pay for one visit per candidate ends the search.
         let n = self.candidates.len() as u32;
-        let per = (self.simulations / (self.rounds * n)).max(1);
+        let per = (self.sims / (self.rounds * n)).max(1);
         let spend = if self.round + 1 == self.rounds { per.max(self.budget / n) } else { per }.min(self.budget / n);
         if spend == 0 {
             return None;
@@ -138,11 +138,11 @@ impl Tree {
     pub fn gumbel_search(
         &mut self,
         evaluator: &mut dyn Evaluator,
-        simulations: u32,
+        sims: u32,
         batch: usize,
         considered: usize,
     ) -> Option<Move> {
-        let mut gumbel = GumbelSearch::noiseless(simulations, considered);
+        let mut gumbel = GumbelSearch::noiseless(sims, considered);
         while let Some(job) = gumbel.next_job(self) {
             self.run_job(&job, evaluator, batch);
         }

@@ -34,7 +34,7 @@ impl Tree {
             // A virtual visit counts as a loss for the player choosing this child.
             let mean = if n > 0 { (child.value_sum - child.virtual_visits as f32) / n as f32 } else { fpu };
             let q = mean.clamp(child.pessimistic, child.optimistic);
-            let u = self.config.c_puct * child.prior * sqrt_n / (1 + n) as f32;
+            let u = self.config.cpuct * child.prior * sqrt_n / (1 + n) as f32;
             if q + u > best.0 {
                 best = (q + u, c);
             }

@@ -290,14 +290,14 @@ impl Tree {
     }
 
     /// Runs `simulations` more evaluations, `batch` leaves per evaluator call.
-    pub fn search(&mut self, evaluator: &mut dyn Evaluator, simulations: u32, batch: usize) {
-        let job = self.root_job(simulations);
+    pub fn search(&mut self, evaluator: &mut dyn Evaluator, sims: u32, batch: usize) {
+        let job = self.root_job(sims);
         self.run_job(&job, evaluator, batch);
     }
 
     /// `simulations` more evaluations through the root.
-    pub fn root_job(&self, simulations: u32) -> SearchJob {
-        SearchJob { targets: vec![(ROOT, self.nodes[ROOT as usize].visits + simulations)] }
+    pub fn root_job(&self, sims: u32) -> SearchJob {
+        SearchJob { targets: vec![(ROOT, self.nodes[ROOT as usize].visits + sims)] }
     }
 
     /// Selects up to `max` leaves for `job` (appended to `leaves`), target by target, each walk starting at its

@@ -10,7 +10,7 @@ use std::sync::Mutex;
 
 use othello_core::position::hash_discs;
 use othello_core::{Position, Rules};
-use othello_net::{load_model, selfplay_model, DeviceError, ModelError, NetConfig, Network};
+use othello_net::{load_checkpoint, selfplay_checkpoint, CheckpointError, DeviceError, NetConfig, Network};
 use othello_run::{read_shards, Provenance, RunDir, Shard, ShardError};
 use thiserror::Error;
 
@@ -20,7 +20,7 @@ use othello_search::{Evaluation, Evaluator, NetworkEvaluator, RolloutEvaluator, 
 #[derive(Debug, Error)]
 pub enum WorkerError {
     #[error(transparent)]
-    Model(#[from] ModelError),
+    Model(#[from] CheckpointError),
     #[error(transparent)]
     Device(#[from] DeviceError),
     #[error(transparent)]
@@ -137,8 +137,7 @@ pub fn play(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, W
                             }
                         },
                     };
-                    let config =
-                        SelfPlayConfig { simulations: opts.config.simulations_at(model.step), ..opts.config.clone() };
+                    let config = SelfPlayConfig { sims: opts.config.sims_at(model.step), ..opts.config.clone() };
                     let records = play_games(
                         opts.rules,
                         &mut Counting { inner: evaluator.as_mut(), progress },
@@ -178,7 +177,7 @@ pub fn play(opts: &WorkerOptions, progress: &Progress) -> Result<Vec<PathBuf>, W
     Ok(written.into_inner().unwrap_or_else(|e| e.into_inner()))
 }
 
-/// The network a worker thread plays with: the newest model of the run (in a gated run, the best), reloaded when
+/// The network a worker thread plays with: the newest checkpoint of the run (in a gated run, the best), reloaded when
 /// another is chosen, or a seeded random initialisation while there is none.
 struct LoadedModel {
     device: burn::tensor::Device,
@@ -193,11 +192,11 @@ impl LoadedModel {
     }
 
     fn refresh(&mut self, opts: &WorkerOptions) -> Result<Network, WorkerError> {
-        let chosen = selfplay_model(&opts.run, opts.gated);
+        let chosen = selfplay_checkpoint(&opts.run, opts.gated);
         if self.path.as_ref() != Some(&chosen) || self.net.is_none() {
             let (net, step) = match &chosen {
                 Some(p) => {
-                    let (net, info) = load_model(p, None, &self.device)?;
+                    let (net, info) = load_checkpoint(p, None, &self.device)?;
                     (net, info.step)
                 }
                 None => (opts.network.init_seeded(&self.device, opts.seed), 0),
@@ -248,7 +247,7 @@ mod tests {
         WorkerOptions {
             run: RunDir::new(run),
             rules: Rules::othello().with_size(6).unwrap(),
-            config: SelfPlayConfig { simulations: 16, games_per_shard: 3, ..Default::default() },
+            config: SelfPlayConfig { sims: 16, games_per_shard: 3, ..Default::default() },
             games,
             threads,
             worker: 2,
@@ -273,8 +272,8 @@ mod tests {
     /// Saves a 1x8 network initialised from `seed` as the run's checkpoint of `step`; returns its sidecar.
     fn save_test_model(opts: &WorkerOptions, step: u64, seed: u64) -> std::path::PathBuf {
         let net = NetConfig::new(1, 8).init_seeded(&burn::tensor::Device::flex(), seed);
-        let info = othello_net::ModelInfo::untrained(NetConfig::new(1, 8), step);
-        othello_net::save_model(&opts.run.models(), &net, &info).unwrap()
+        let info = othello_net::CheckpointInfo::untrained(NetConfig::new(1, 8), step);
+        othello_net::save_checkpoint(&opts.run.models(), &net, &info).unwrap()
     }
 
     /// With the network evaluator: a random-init model until one lands in `run/models`, then that model.
@@ -308,7 +307,7 @@ mod tests {
         };
         play(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0].into_iter().collect(), "no best yet: the random init");
-        othello_net::set_best_model(&opts.run, &sidecars[0]).unwrap();
+        othello_net::set_best_checkpoint(&opts.run, &sidecars[0]).unwrap();
         opts.games = 4;
         play(&opts, &Progress::default()).unwrap();
         assert_eq!(models_played(&opts), [0, 42].into_iter().collect(), "the best, not the newest");
@@ -318,18 +317,18 @@ mod tests {
         assert_eq!(models_played(&opts), [0, 42, 84].into_iter().collect(), "ungated: the newest");
     }
 
-    /// With `final_simulations`, the checkpoint's step sets the simulations: the same network saved at the end of
+    /// With `final_sims`, the checkpoint's step sets the simulations: the same network saved at the end of
     /// the ramp gets eight times the simulations of the random init (step 0) it equals (more than four times the
     /// evaluations, the tree reused between moves), and without the ramp plays the same games as that init.
     #[test]
     fn simulations_grow_with_the_checkpoints_step() {
         let scratch = tempfile::tempdir().unwrap();
-        let evaluations = |name: &str, model_step: Option<u64>, final_simulations: Option<u32>| {
+        let evaluations = |name: &str, model_step: Option<u64>, final_sims: Option<u32>| {
             let mut opts = options(&scratch.path().join(name), 2, 1);
             opts.config.evaluator = LeafEvaluator::Network;
-            opts.config.simulations = 8;
-            opts.config.final_simulations = final_simulations;
-            opts.config.simulations_ramp_steps = 100;
+            opts.config.sims = 8;
+            opts.config.final_sims = final_sims;
+            opts.config.sims_ramp_steps = 100;
             if let Some(step) = model_step {
                 save_test_model(&opts, step, opts.seed); // the weights of the run's random init
             }
@@ -397,7 +396,7 @@ mod tests {
     #[test]
     fn self_play_with_a_tiny_network() {
         let rules = Rules::othello();
-        let config = crate::play::SelfPlayConfig { simulations: 12, ..SelfPlayConfig::default() };
+        let config = crate::play::SelfPlayConfig { sims: 12, ..SelfPlayConfig::default() };
         let play = |seed| {
             let (_, net, device) = tiny();
             let mut ev = NetworkEvaluator::new(net, device, seed);

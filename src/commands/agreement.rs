@@ -24,9 +24,9 @@ pub struct AgreementArgs {
 }
 
 pub fn agreement(a: AgreementArgs) -> Result<()> {
-    let path = othello_net::resolve_model(std::path::Path::new(&a.model))?;
+    let path = othello_net::resolve_checkpoint(std::path::Path::new(&a.model))?;
     let device = othello_net::DeviceChoice::Flex.device()?;
-    let (net, info) = othello_net::load_model(&path, None, &device)?;
+    let (net, info) = othello_net::load_checkpoint(&path, None, &device)?;
     let mut all = read_wthor_games(&a.wthor)?;
     all.truncate(a.games);
     anyhow::ensure!(!all.is_empty(), "no games in the WTHOR files");

@@ -3,8 +3,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{ensure, Context, Result};
-use othello_net::checkpoint::model_stem;
-use othello_net::{average_checkpoints, list_models, models_dir, read_info, resolve_model, save_model, DeviceChoice};
+use othello_net::checkpoint::checkpoint_stem;
+use othello_net::{
+    average_checkpoints, checkpoints_dir, list_checkpoints, read_info, resolve_checkpoint, save_checkpoint,
+    DeviceChoice,
+};
 
 /// Average checkpoints' weights into one checkpoint in OUT (a stochastic weight average).
 ///
@@ -33,11 +36,11 @@ fn write_average(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
     let mut paths = Vec::new();
     for model in models {
         if model.is_dir() {
-            let all = list_models(&models_dir(model));
+            let all = list_checkpoints(&checkpoints_dir(model));
             ensure!(!all.is_empty(), "{}: no checkpoint there", model.display());
             paths.extend_from_slice(&all[all.len().saturating_sub(last)..]);
         } else {
-            paths.push(resolve_model(model)?);
+            paths.push(resolve_checkpoint(model)?);
         }
     }
     let mut by_step = Vec::with_capacity(paths.len());
@@ -50,8 +53,8 @@ fn write_average(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
     let paths: Vec<PathBuf> = by_step.into_iter().map(|(_, p)| p).collect();
     // Never among checkpoints as trained (a run's models): self-play would take the average for the newest, or
     // it would take a checkpoint's place. Checked before the averaging, which loads every checkpoint.
-    let sidecar = out.join(format!("{}.json", model_stem(newest)));
-    for existing in list_models(out) {
+    let sidecar = out.join(format!("{}.json", checkpoint_stem(newest)));
+    for existing in list_checkpoints(out) {
         ensure!(
             !read_info(&existing)?.averaged_from.is_empty() && existing != sidecar,
             "{} exists: give the average a directory of its own",
@@ -60,7 +63,7 @@ fn write_average(models: &[PathBuf], last: usize, out: &Path) -> Result<()> {
     }
     let (net, info) = average_checkpoints(&paths, &DeviceChoice::Flex.device()?)?;
     let written =
-        save_model(out, &net, &info).with_context(|| format!("writing the average into {}", out.display()))?;
+        save_checkpoint(out, &net, &info).with_context(|| format!("writing the average into {}", out.display()))?;
     eprintln!(
         "the mean of {} checkpoints ({} to {})",
         paths.len(),

@@ -21,7 +21,7 @@ use crate::run_config::RunConfig;
 /// (resumable), then the ratings and RUN/eval/ratings.svg (Elo against training step, wall time and self-play
 /// positions) and the newest Elo in TensorBoard (RUN/logs/eval); with [eval] optimal_moves_empties, every player's
 /// moves against the solver, each checkpoint's as it is rated (RUN/eval/optimal-moves.csv and .svg); with [eval]
-/// final_player_simulations and without --watch, the newest checkpoint once more with a search of that size. Unset
+/// final_player_sims and without --watch, the newest checkpoint once more with a search of that size. Unset
 /// flags come from the run config's [eval].
 #[derive(clap::Args)]
 pub struct EvaluateArgs {
@@ -57,9 +57,10 @@ pub struct EvaluateArgs {
 pub fn evaluate(a: EvaluateArgs) -> Result<()> {
     let run = RunDir::new(&a.run);
     let config = RunConfig::for_existing_run(&run, a.config.as_deref())?;
+    let _evaluation = othello_run::RoleLock::acquire(&run, "evaluation")?;
     let eval = &config.eval;
     let search = config.player_search();
-    let search = PlayerSearch { simulations: a.sims.unwrap_or(search.simulations), ..search };
+    let search = PlayerSearch { sims: a.sims.unwrap_or(search.sims), ..search };
     let ladder = a.ladder.unwrap_or_else(|| eval.ladder.clone());
     let setup = a.games_from.setup_with(config.rules()?, a.threads.unwrap_or(eval.threads))?;
     let options = EvaluateOptions {
@@ -73,7 +74,7 @@ pub fn evaluate(a: EvaluateArgs) -> Result<()> {
         watch: a.watch,
         optimal_moves_empties: eval.optimal_moves_empties,
         optimal_moves_positions: (eval.optimal_moves_positions > 0).then_some(eval.optimal_moves_positions),
-        final_player_simulations: eval.final_player_simulations,
+        final_player_sims: eval.final_player_sims,
     };
     let mut report = Report::new();
     stage::evaluate(options, &mut |e| report.event(e))?;

@@ -12,7 +12,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
-use othello_net::{newest_model, read_info};
+use othello_net::{newest_checkpoint, read_info};
 use othello_run::RunDir;
 
 use super::run_status::{final_player_clause, learning_summary, EvalSearches, Status};
@@ -23,7 +23,7 @@ use crate::run_config::RunConfig;
 ///
 /// Self-play, the trainer and the evaluation stage run as three processes sharing RUN; a status line shows games,
 /// positions/s, step, losses and the newest checkpoint's Elo. Stops when the trainer reaches its steps or the time is
-/// up, then rates the last checkpoint (and the final player, with `[eval] final_player_simulations`):
+/// up, then rates the last checkpoint (and the final player, with `[eval] final_player_sims`):
 /// RUN/eval/ratings.svg draws Elo against step and wall time. Ctrl-C or `kill -9`, and a rerun resumes every stage.
 /// With no config: the embedded quickstart (6x6: 11 minutes of training, about 13 in all on 2 cores).
 #[derive(clap::Args)]
@@ -164,6 +164,8 @@ impl Interrupted {
 
 fn run_stages(o: RunOptions) -> Result<()> {
     let run = o.run;
+    // One `run` a directory: a second would play every game again beside the first.
+    let _run = othello_run::RoleLock::acquire(run, "run")?;
     // Fix the run's config first, so every child reads the same file.
     let config = RunConfig::for_run(run, o.config)?;
     if let Some(source) = o.warm_start {
@@ -340,7 +342,7 @@ fn last_error(log: &Path) -> Option<String> {
 
 /// Minutes of run time the run's newest checkpoint records (0 before the first).
 fn minutes_run(run: &RunDir) -> f64 {
-    newest_model(&run.models())
+    newest_checkpoint(&run.models())
         .and_then(|m| read_info(&m).ok())
         .and_then(|info| info.training?.seconds_into_run(run.started_at()))
         .map_or(0.0, |seconds| seconds as f64 / 60.0)
@@ -363,7 +365,7 @@ fn stretch_minutes(asked: Option<f64>, config_minutes: f64, ran: f64) -> Option<
 fn rate_newest(run: &RunDir, config: &RunConfig, exe: &Path, threads: usize, interrupted: &Interrupted) -> Result<()> {
     let run_arg = run.root().to_str().context("the run directory's name is not UTF-8")?;
     let logs = run.logs();
-    if newest_model(&run.models()).is_none() {
+    if newest_checkpoint(&run.models()).is_none() {
         eprintln!("no checkpoint yet: nothing to rate (run again to continue)");
         return Ok(());
     }
@@ -398,8 +400,8 @@ fn rate_newest(run: &RunDir, config: &RunConfig, exe: &Path, threads: usize, int
 /// it is rated), then copied in as the step-0 checkpoint, which self-play and the trainer take up as any other. A
 /// run that already holds its warm start's checkpoints goes on; one with checkpoints of its own is refused.
 fn warm_start(run: &RunDir, config: &RunConfig, source: &Path) -> Result<()> {
-    let source = othello_net::resolve_model(source)?;
-    if newest_model(&run.models()).is_some() {
+    let source = othello_net::resolve_checkpoint(source)?;
+    if newest_checkpoint(&run.models()).is_some() {
         anyhow::ensure!(
             run.warm_start().exists(),
             "{} already has checkpoints of its own: a warm start only begins a fresh run",
@@ -409,7 +411,7 @@ fn warm_start(run: &RunDir, config: &RunConfig, source: &Path) -> Result<()> {
     }
     let device = othello_net::DeviceChoice::Flex.device()?;
     // The run's architecture: another one is refused here, naming the file.
-    let (net, _) = othello_net::load_model(&source, Some(&config.network), &device)?;
+    let (net, _) = othello_net::load_checkpoint(&source, Some(&config.network), &device)?;
     let path = run.warm_start();
     othello_run::write_atomic(&path, format!("{}\n", source.display()).as_bytes())
         .with_context(|| format!("writing {}", path.display()))?;
@@ -424,11 +426,11 @@ fn warm_start(run: &RunDir, config: &RunConfig, source: &Path) -> Result<()> {
         written_at: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         run_seconds: Some(0),
     };
-    let info = othello_net::ModelInfo {
+    let info = othello_net::CheckpointInfo {
         training: Some(training),
-        ..othello_net::ModelInfo::untrained(config.network.clone(), 0)
+        ..othello_net::CheckpointInfo::untrained(config.network.clone(), 0)
     };
-    othello_net::save_model(&run.models(), &net, &info)?;
+    othello_net::save_checkpoint(&run.models(), &net, &info)?;
     eprintln!("warm start: {} is step 0 of {}", source.display(), run.root().display());
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! the evaluation's newest measures) and the closing line of what the run learnt, read from the run directory.
 
 use othello_eval::stage::searches_with;
-use othello_net::{newest_model, read_info};
+use othello_net::{newest_checkpoint, read_info};
 use othello_players::AgentSpec;
 use othello_run::RunDir;
 use othello_search::PlayerSearch;
@@ -11,9 +11,10 @@ use crate::run_config::RunConfig;
 
 /// ", then the final player (its N-simulation search)" where the config has one, else nothing.
 pub(crate) fn final_player_clause(config: &RunConfig) -> String {
-    EvalSearches::of(config).final_player.as_ref().map_or(String::new(), |search| {
-        format!(", then the final player (its {}-simulation search)", search.simulations)
-    })
+    EvalSearches::of(config)
+        .final_player
+        .as_ref()
+        .map_or(String::new(), |search| format!(", then the final player (its {}-simulation search)", search.sims))
 }
 
 /// What the status view shows, read from the run directory.
@@ -32,7 +33,7 @@ pub(crate) struct Status {
     /// The newest checkpoint put to the solver's positions: its step and the share of them it played perfectly.
     pub(crate) optimal_moves: Option<(u64, f64)>,
     /// Self-play's simulations a full search, shown while they grow with the checkpoint's step.
-    pub(crate) simulations: Option<u32>,
+    pub(crate) sims: Option<u32>,
 }
 
 impl Status {
@@ -51,7 +52,7 @@ impl Status {
             status.positions = column("positions") as u64;
             status.window = column("window") as u64;
             status.losses = Some((column("policy_loss") as f32, column("value_loss") as f32));
-        } else if let Some(info) = newest_model(&run.models()).and_then(|m| read_info(&m).ok()) {
+        } else if let Some(info) = newest_checkpoint(&run.models()).and_then(|m| read_info(&m).ok()) {
             status.step = info.step;
             if let Some(t) = info.training {
                 status.positions = t.positions_seen;
@@ -63,21 +64,21 @@ impl Status {
         let curve = EvalSearches::of(config).curve;
         status.elo = newest_rated(&eval, &curve);
         status.optimal_moves = checkpoints_against_solver(&eval, &curve).pop();
-        if config.selfplay.final_simulations.is_some() {
-            let model = othello_net::selfplay_model(run, config.eval.gating);
+        if config.selfplay.final_sims.is_some() {
+            let model = othello_net::selfplay_checkpoint(run, config.eval.gating);
             let step = model.and_then(|m| read_info(&m).ok()).map_or(0, |info| info.step);
-            status.simulations = Some(config.selfplay.simulations_at(step));
+            status.sims = Some(config.selfplay.sims_at(step));
         }
         status
     }
 
     /// Self-play's and the trainer's progress.
     pub(crate) fn training_line(&self) -> String {
-        let simulations = self.simulations.map_or(String::new(), |n| format!("  simulations {n}"));
+        let sims = self.sims.map_or(String::new(), |n| format!("  simulations {n}"));
         let losses = self.losses.map_or("losses: not trained yet".to_string(), |(policy, value)| {
             format!("policy loss {policy:.3}  value loss {value:.3}")
         });
-        format!("step {}{simulations}  positions {}  window {}  {losses}", self.step, self.positions, self.window)
+        format!("step {}{sims}  positions {}  window {}  {losses}", self.step, self.positions, self.window)
     }
 
     /// The evaluation's newest measures.
@@ -101,9 +102,9 @@ pub(crate) struct EvalSearches {
 impl EvalSearches {
     pub(crate) fn of(config: &RunConfig) -> EvalSearches {
         let curve = config.player_search();
-        let final_player = (config.eval.final_player_simulations)
-            .filter(|&n| n != curve.simulations)
-            .map(|simulations| PlayerSearch { simulations, ..curve.clone() });
+        let final_player = (config.eval.final_player_sims)
+            .filter(|&n| n != curve.sims)
+            .map(|sims| PlayerSearch { sims, ..curve.clone() });
         EvalSearches { curve, final_player }
     }
 }
@@ -170,12 +171,12 @@ pub(crate) fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &
         summary += &format!("; the solver's move {rates}");
     }
     let Some(search) = &searches.final_player else { return Some(summary) };
-    let simulations = search.simulations;
+    let sims = search.sims;
     let players = table.ratings.iter().filter(|r| searches_with(&r.player, search));
     let stepped = players.filter_map(|r| Some((othello_eval::ratings_plot::rated_checkpoint(&r.player)?.2.step, r)));
     let Some((step, player)) = stepped.max_by_key(|(step, _)| *step) else { return Some(summary) };
     summary += &format!(
-        "; the final player (step {step} with {simulations} simulations): Elo {}",
+        "; the final player (step {step} with {sims} simulations): Elo {}",
         show_elo(&(player.elo, player.interval95))
     );
     if let Ok(rows) = eval.read() {
@@ -185,7 +186,7 @@ pub(crate) fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &
         let Ok(final_player) = player.player.parse::<AgentSpec>() else { return Some(summary) };
         let is = |text: &str, spec: &AgentSpec| text.parse::<AgentSpec>().is_ok_and(|s| s == *spec);
         let same_network = final_player.model().map(|model| {
-            let name = format!("step {step} with {} simulations", searches.curve.simulations);
+            let name = format!("step {step} with {} simulations", searches.curve.sims);
             (AgentSpec::net(model, searches.curve.clone()), name)
         });
         let top_rung = top.and_then(|r| Some((r.player.parse::<AgentSpec>().ok()?, r.player.clone())));
@@ -214,7 +215,7 @@ pub(crate) fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &
 /// Writes the sidecar of a checkpoint of `step`: all that `Status` reads of a checkpoint.
 #[cfg(test)]
 pub(crate) fn checkpoint(run: &RunDir, step: u64) -> std::path::PathBuf {
-    let info = othello_net::ModelInfo::untrained(Default::default(), step);
+    let info = othello_net::CheckpointInfo::untrained(Default::default(), step);
     let path = run.models().join(format!("model-{step:09}.json"));
     std::fs::create_dir_all(run.models()).unwrap();
     std::fs::write(&path, serde_json::to_string(&info).unwrap()).unwrap();
@@ -246,20 +247,20 @@ mod tests {
     fn the_status_line_shows_the_simulations_of_self_plays_checkpoint() {
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
-        let mut config = RunConfig::parse("[selfplay]\nsimulations = 32\n", "s.toml").unwrap();
-        assert_eq!(Status::read(&run, &config).simulations, None);
-        (config.selfplay.final_simulations, config.selfplay.simulations_ramp_steps) = (Some(128), 1000);
-        assert_eq!(Status::read(&run, &config).simulations, Some(32), "the random init is step 0");
+        let mut config = RunConfig::parse("[selfplay]\nsims = 32\n", "s.toml").unwrap();
+        assert_eq!(Status::read(&run, &config).sims, None);
+        (config.selfplay.final_sims, config.selfplay.sims_ramp_steps) = (Some(128), 1000);
+        assert_eq!(Status::read(&run, &config).sims, Some(32), "the random init is step 0");
         let older = checkpoint(&run, 250);
         checkpoint(&run, 500);
         let status = Status::read(&run, &config);
         // 32 + 96 * 500 / 1000.
-        assert_eq!(status.simulations, Some(80));
+        assert_eq!(status.sims, Some(80));
         assert!(status.training_line().contains("simulations 80"), "{}", status.training_line());
         config.eval.gating = true;
-        othello_net::set_best_model(&run, &older).unwrap();
-        assert_eq!(Status::read(&run, &config).simulations, Some(56));
-        (config.eval.gating, config.selfplay.final_simulations) = (false, None);
+        othello_net::set_best_checkpoint(&run, &older).unwrap();
+        assert_eq!(Status::read(&run, &config).sims, Some(56));
+        (config.eval.gating, config.selfplay.final_sims) = (false, None);
         let status = Status::read(&run, &config);
         assert!(!status.training_line().contains("simulations"), "{}", status.training_line());
     }
@@ -273,7 +274,7 @@ mod tests {
         let config = RunConfig::parse("", "s.toml").unwrap();
         let trained = |step: u64, losses: &[(&str, f32)]| {
             let path = checkpoint(&run, step);
-            let mut info: othello_net::ModelInfo =
+            let mut info: othello_net::CheckpointInfo =
                 serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
             info.training = Some(othello_net::TrainingInfo {
                 rules: "othello".into(),
@@ -303,7 +304,7 @@ mod tests {
         use othello_eval::optimal_moves::optimal_moves_csv;
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
-        let config = RunConfig::parse("[eval]\nsimulations = 8\nfinal_player_simulations = 80\n", "s.toml").unwrap();
+        let config = RunConfig::parse("[eval]\nsims = 8\nfinal_player_sims = 80\n", "s.toml").unwrap();
         assert!(!Status::read(&run, &config).evaluation_line().contains("optimal"));
         let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
         let rows = [
@@ -332,7 +333,7 @@ mod tests {
         let run = RunDir::new(scratch.path());
         std::fs::create_dir_all(run.eval()).unwrap();
         let eval = ArenaDir::new(run.eval());
-        let search = |simulations| PlayerSearch::new(simulations, None, othello_search::MctsConfig::default());
+        let search = |sims| PlayerSearch::new(sims, None, othello_search::MctsConfig::default());
         let searches = EvalSearches { curve: search(8), final_player: Some(search(64)) };
         assert_eq!(learning_summary(&eval, &searches), None);
         let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
@@ -408,7 +409,7 @@ mod tests {
         assert_eq!(
             learning_summary(&eval, &searches).unwrap(),
             format!(
-                "{curve}{final_player}, 50.0% of 3 games against step 750 with 8 simulations, 83.3% of 3 games \
+                "{curve}{final_player}, 50.0% of 3 games against step 750 with 8 sims, 83.3% of 3 games \
                  against positional:depth=4, the solver's move 92.5%"
             )
         );

@@ -139,7 +139,7 @@ mod tests {
     use othello_selfplay::{play_game, SelfPlayConfig};
 
     fn shard(rules: Rules) -> Shard {
-        let config = SelfPlayConfig { simulations: 16, ..Default::default() };
+        let config = SelfPlayConfig { sims: 16, ..Default::default() };
         let record = play_game(rules, &mut RolloutEvaluator::new(3, 1), &config, 3);
         let mut shard = Shard::default();
         shard.push_game(&record, Provenance { model: 0, game: 0, worker: 0 });

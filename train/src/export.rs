@@ -14,7 +14,7 @@ use ndarray::{Array2, Array4};
 use ndarray_npy::NpzWriter;
 use othello_core::playout::game_rng;
 use othello_core::{Position, Rules, Symmetry};
-use othello_net::{encode, load_model, ModelInfo, Network, PLANES};
+use othello_net::{encode, load_checkpoint, CheckpointInfo, Network, PLANES};
 use othello_run::{temp_path, write_atomic};
 use rand::Rng;
 use serde_json::json;
@@ -45,7 +45,7 @@ pub const EXAMPLES: usize = 64;
 /// Exports the model at `model` (its `.json` or `.bpk`) into `out`.
 pub fn export(model: &Path, out: &Path) -> Result<Exported, ExportError> {
     let device = Device::flex();
-    let (net, info) = load_model(model, None, &device)
+    let (net, info) = load_checkpoint(model, None, &device)
         .map_err(|e| ExportError { path: out.to_path_buf(), problem: e.to_string() })?;
     let net = net.valid();
     let fail = |path: &Path, problem: String| ExportError { path: path.to_path_buf(), problem };
@@ -131,7 +131,7 @@ win), empties (empties go to the winner), a start (mirror: d4/e5 black; empty-st
 black-first, pass or no-pass (no-pass: the game ends when the side to move cannot move). Othello starts with d4/e5 \
 white, d5/e4 black (the same pattern in a smaller board's centre), black to move.";
 
-fn model_card(info: &ModelInfo, rules: &Rules, weights: &Weights, source: &Path) -> serde_json::Value {
+fn model_card(info: &CheckpointInfo, rules: &Rules, weights: &Weights, source: &Path) -> serde_json::Value {
     let a = &info.architecture;
     let plane_meaning = [
         "discs of the side to move",

@@ -12,9 +12,10 @@ use burn::optim::{AdamWConfig, GradientsParams, ModuleOptimizer, SgdConfig};
 use burn::tensor::Device;
 use othello_core::playout::game_rng;
 use othello_core::Rules;
-use othello_net::checkpoint::model_stem;
+use othello_net::checkpoint::checkpoint_stem;
 use othello_net::{
-    load_model, newest_model, read_info, save_model, ModelError, ModelInfo, NetConfig, Network, TrainingInfo,
+    load_checkpoint, newest_checkpoint, read_info, save_checkpoint, CheckpointError, CheckpointInfo, NetConfig,
+    Network, TrainingInfo,
 };
 use othello_run::{temp_path, RunDir, ShardError};
 use thiserror::Error;
@@ -28,7 +29,7 @@ use crate::window::ReplayWindow;
 #[derive(Debug, Error)]
 pub enum TrainError {
     #[error(transparent)]
-    Model(#[from] ModelError),
+    Model(#[from] CheckpointError),
     #[error("optimiser state {}: {problem}", path.display())]
     Optimizer { path: PathBuf, problem: String },
     #[error(transparent)]
@@ -128,9 +129,9 @@ impl Trainer {
         let device = opts.device.clone().autodiff();
         let models = opts.run.models();
         let mut optim = new_optimizer(&opts.config);
-        let (net, step, samples, run_seconds, resumed) = match newest_model(&models) {
+        let (net, step, samples, run_seconds, resumed) = match newest_checkpoint(&models) {
             Some(path) => {
-                let (net, info) = load_model(&path, Some(&opts.architecture_at(read_info(&path)?.step)), &device)?;
+                let (net, info) = load_checkpoint(&path, Some(&opts.architecture_at(read_info(&path)?.step)), &device)?;
                 let state = info.training.as_ref().and_then(|t| t.optimizer_state.as_ref()).map(|f| models.join(f));
                 if let Some(state) = state.filter(|p| p.exists()) {
                     optim = optim
@@ -283,7 +284,7 @@ impl Trainer {
     /// step). Then drops optimiser states beyond the configured number.
     fn checkpoint(&mut self, figures: Option<&StepFigures>, on_event: &mut dyn FnMut(Event)) -> Result<(), TrainError> {
         let models = self.opts.run.models();
-        let stem = model_stem(self.step);
+        let stem = checkpoint_stem(self.step);
         if models.join(format!("{stem}.json")).exists() {
             return Ok(());
         }
@@ -295,7 +296,7 @@ impl Trainer {
         self.optim.save(&tmp).map_err(|e| fail(format!("{e:?}")))?;
         std::fs::rename(&tmp, &state).map_err(|e| fail(e.to_string()))?;
         let window = self.opts.config.window_size(self.window.arrived());
-        let info = ModelInfo {
+        let info = CheckpointInfo {
             architecture: self.opts.architecture_at(self.step),
             step: self.step,
             samples: self.samples,
@@ -313,7 +314,7 @@ impl Trainer {
             }),
             averaged_from: Vec::new(),
         };
-        let sidecar = save_model(&models, &self.net.valid(), &info)?;
+        let sidecar = save_checkpoint(&models, &self.net.valid(), &info)?;
         self.prune_optimizer_states(&models);
         let curves = self.opts.run.curves();
         crate::plot::plot_curves(&self.opts.run.scalars(), &curves)
@@ -397,7 +398,7 @@ mod tests {
     fn run_with_games(games: u64) -> (tempfile::TempDir, RunDir) {
         let scratch = tempfile::tempdir().unwrap();
         let run = RunDir::new(scratch.path());
-        let config = SelfPlayConfig { simulations: 8, ..Default::default() };
+        let config = SelfPlayConfig { sims: 8, ..Default::default() };
         let mut shard = Shard::default();
         for g in 0..games {
             let record = play_game(Rules::othello(), &mut RolloutEvaluator::new(g, 1), &config, g);
@@ -535,7 +536,7 @@ mod tests {
 
         let expected = outputs(trained(growing(&run), 30).network());
         let blocks = |step: u64| {
-            let sidecar = run.models().join(format!("{}.json", model_stem(step)));
+            let sidecar = run.models().join(format!("{}.json", checkpoint_stem(step)));
             othello_net::read_info(&sidecar).unwrap().architecture.blocks
         };
         assert_eq!((blocks(10), blocks(20), blocks(30)), (1, 2, 3));
@@ -565,7 +566,7 @@ mod tests {
         assert_eq!(trainer.train(None, &mut |_| {}).unwrap(), Stop::Starved);
         assert_eq!(trainer.samples, 2 * positions / 16 * 16);
         // The checkpoint written on stopping records the losses of the steps since the last log line.
-        let newest = newest_model(&run.models()).unwrap();
+        let newest = newest_checkpoint(&run.models()).unwrap();
         let losses = othello_net::read_info(&newest).unwrap().training.unwrap().losses;
         assert!(losses["policy_loss"] > 0.1 && losses["value_loss"] > 0.0, "{losses:?}");
     }
@@ -581,7 +582,7 @@ mod tests {
         let mut trainer = Trainer::open(opts).unwrap();
         assert_eq!(trainer.train(None, &mut |_| {}).unwrap(), Stop::Deadline);
         assert!(trainer.step > 0);
-        let newest = newest_model(&run.models()).unwrap();
+        let newest = newest_checkpoint(&run.models()).unwrap();
         assert_eq!(othello_net::read_info(&newest).unwrap().step, trainer.step);
     }
 

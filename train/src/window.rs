@@ -118,7 +118,7 @@ mod tests {
     use rand::SeedableRng;
 
     fn shard_of_game(seed: u64) -> Shard {
-        let config = SelfPlayConfig { simulations: 8, ..Default::default() };
+        let config = SelfPlayConfig { sims: 8, ..Default::default() };
         let record = play_game(Rules::othello(), &mut RolloutEvaluator::new(seed, 1), &config, seed);
         let mut shard = Shard::default();
         shard.push_game(&record, Provenance { model: 0, game: seed, worker: 0 });

@@ -7,7 +7,7 @@ export async function timeSearches(net, rules, positions, simulations, now) {
   const lines = [];
   for (const gumbel of [0, 16]) {
     const start = now();
-    for (const pos of positions) await search(net, rules, pos, { simulations, gumbel });
+    for (const pos of positions) await search(net, rules, pos, { sims: simulations, gumbel });
     const seconds = (now() - start) / 1000;
     const root = gumbel ? `Gumbel over ${gumbel}` : 'PUCT';
     const rate = Math.round((positions.length * simulations) / seconds);

@@ -32,13 +32,16 @@ class Node {
 }
 
 /**
- * Searches `pos` with `simulations` network evaluations (at least 1) and returns the move to play (a square, or
+ * Searches `pos` with `sims` network evaluations (at least 1) and returns the move to play (a square, or
  * PASS), the root's children (move, prior, visits, q for the mover; the move first, then by visits), and the
- * network's own root value and margin. `gumbel: K` chooses at the root by Gumbel AlphaZero over K moves;
- * `yieldMs: T` lets the event loop run every T ms (a page stays responsive).
+ * network's own root value and margin. `cpuct` is PUCT's exploration constant; `gumbel: K` chooses at the root by
+ * Gumbel AlphaZero over K moves; `yieldMs: T` lets the event loop run every T ms (a page stays responsive).
  */
 export async function search(net, rules, pos, options = {}) {
-  const { simulations = 200, gumbel = 0, cPuct = 1.5, fpuReduction = 0.2, yieldMs = null } = options;
+  for (const [old, now] of [['simulations', 'sims'], ['cPuct', 'cpuct']]) {
+    if (old in options) throw new Error(`search: the option ${old} is spelled ${now} now`);
+  }
+  const { sims = 200, gumbel = 0, cpuct = 1.5, fpuReduction = 0.2, yieldMs = null } = options;
   // ONNX Runtime's answers come as microtasks: without a macrotask now and then, a page could not paint or take a
   // click until the search ends. `yieldMs` gives the event loop a turn that often.
   let lastYield = performance.now();
@@ -57,7 +60,7 @@ export async function search(net, rules, pos, options = {}) {
   const simulate = async (path) => {
     let node = path.at(-1);
     while (node.exact === null && node.children && node.children.length) {
-      node = select(node, cPuct, fpuReduction);
+      node = select(node, cpuct, fpuReduction);
       path.push(node);
     }
     let value;
@@ -73,8 +76,8 @@ export async function search(net, rules, pos, options = {}) {
     await breathe();
   };
   let chosen;
-  if (gumbel > 0) chosen = await sequentialHalving(root, rootEval.value, simulations, gumbel, simulate);
-  else for (let i = 1; i < simulations; i++) await simulate([root]);
+  if (gumbel > 0) chosen = await sequentialHalving(root, rootEval.value, sims, gumbel, simulate);
+  else for (let i = 1; i < sims; i++) await simulate([root]);
   // A move known to win is played, whatever was chosen.
   const winning = root.children.find(([, child]) => child.exact === -1);
   if (winning) chosen = winning[0];
@@ -151,7 +154,7 @@ function settle(path) {
   }
 }
 
-function select(node, cPuct, fpuReduction) {
+function select(node, cpuct, fpuReduction) {
   // A move that wins at once is taken; one known to lose is left while another is open.
   const winning = node.children.find(([, child]) => child.exact === -1);
   if (winning) return winning[1];
@@ -164,7 +167,7 @@ function select(node, cPuct, fpuReduction) {
   let bestScore = -Infinity;
   for (const [, child] of open.length ? open : node.children) {
     const q = child.visits ? -child.q : fpu;
-    const score = q + (cPuct * child.prior * sqrtN) / (1 + child.visits);
+    const score = q + (cpuct * child.prior * sqrtN) / (1 + child.visits);
     if (score > bestScore) [best, bestScore] = [child, score];
   }
   return best;

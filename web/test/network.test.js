@@ -82,7 +82,7 @@ test('the search plays a move that keeps the exact result where few empties are 
   assert.equal(scores.length, cases.length);
   for (const [i, pos] of cases.entries()) {
     for (const gumbel of [0, 16]) {
-      const result = await search(net, rules, pos, { simulations: 800, gumbel });
+      const result = await search(net, rules, pos, { sims: 800, gumbel });
       const best = Math.max(...scores[i].values());
       const played = scores[i].get(squareName(result.move));
       const line = `${boardString(pos, 8)}, gumbel ${gumbel}: ${squareName(result.move)} ${played}, best ${best}`;
@@ -91,7 +91,7 @@ test('the search plays a move that keeps the exact result where few empties are 
     }
   }
   // From the start, a legal move.
-  const start = await search(net, rules, startPosition(rules), { simulations: 50 });
+  const start = await search(net, rules, startPosition(rules), { sims: 50 });
   assert.ok(squares(legalMoves(rules, startPosition(rules))).includes(start.move));
   assert.ok(playLegal(rules, startPosition(rules), start.move));
 });
@@ -116,7 +116,7 @@ test('a move that ends the game is played though the network gives it no prior',
     },
   };
   for (const gumbel of [0, 2]) {
-    const result = await search(blind, rules, pos, { simulations: 2, gumbel });
+    const result = await search(blind, rules, pos, { sims: 2, gumbel });
     assert.equal(squareName(result.move), 'g5', `gumbel ${gumbel}`);
   }
 });
@@ -128,9 +128,16 @@ test('Gumbel\'s sequential halving keeps to its simulations and spends most of t
   const pos = replay(net.rules, 'f5d6c3d3c4f4').at(-1);
   // The same budgets as othello-zero's own test of its Gumbel root (search/src/halving.rs).
   for (const [simulations, gumbel] of [[1, 8], [2, 8], [4, 16], [8, 16], [16, 8], [32, 32], [50, 7], [200, 16]]) {
-    const result = await search(net, net.rules, pos, { simulations, gumbel });
+    const result = await search(net, net.rules, pos, { sims: simulations, gumbel });
     const spent = 1 + result.children.reduce((n, c) => n + c.visits, 0);
     assert.ok(spent <= simulations && 2 * spent >= simulations, `${simulations} simulations, ${gumbel}: ${spent} spent`);
     assert.ok(squares(legalMoves(net.rules, pos)).includes(result.move));
   }
+});
+
+test('the old spellings of the search options are refused with the new name', async () => {
+  const rules = parseRules('othello,8x8');
+  const never = { evaluate: () => assert.fail('searched') };
+  await assert.rejects(search(never, rules, startPosition(rules), { simulations: 8 }), /simulations is spelled sims/);
+  await assert.rejects(search(never, rules, startPosition(rules), { cPuct: 2 }), /cPuct is spelled cpuct/);
 });

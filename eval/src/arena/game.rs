@@ -149,13 +149,18 @@ mod tests {
     /// another file name.
     #[test]
     fn a_checkpoint_plays_the_same_arena_games_from_any_directory() {
-        use othello_net::{resolve_model, save_model, DeviceChoice, ModelInfo, NetConfig};
+        use othello_net::{resolve_checkpoint, save_checkpoint, CheckpointInfo, DeviceChoice, NetConfig};
         use othello_players::AgentSpec;
         let scratch = tempfile::tempdir().unwrap();
         let config = NetConfig::new(1, 8);
         let net = config.init_seeded(&DeviceChoice::Flex.device().unwrap(), 7);
-        save_model(&othello_run::RunDir::new(scratch.path()).models(), &net, &ModelInfo::untrained(config, 3)).unwrap();
-        let model = resolve_model(scratch.path()).unwrap();
+        save_checkpoint(
+            &othello_run::RunDir::new(scratch.path()).models(),
+            &net,
+            &CheckpointInfo::untrained(config, 3),
+        )
+        .unwrap();
+        let model = resolve_checkpoint(scratch.path()).unwrap();
         let copy = tempfile::tempdir().unwrap();
         let elsewhere = copy.path().join("runs/copy/models");
         std::fs::create_dir_all(&elsewhere).unwrap();

@@ -21,7 +21,7 @@ pub struct EvalConfig {
     /// Games per pairing.
     pub games: u32,
     /// The checkpoints' simulations per move.
-    pub simulations: u32,
+    pub sims: u32,
     /// The checkpoints' search weight of the disc margin beside the result (`score=` of a `net:` player);
     /// unset: self-play's `[selfplay.mcts] score_utility`.
     pub score_utility: Option<f32>,
@@ -48,7 +48,7 @@ pub struct EvalConfig {
     pub gating_pairs: u64,
     /// The run's final player: at the run's end its newest checkpoint is rated again, and put to the solver's
     /// positions, with a search of this many simulations, as a player of its own beside the curve's; unset: none.
-    pub final_player_simulations: Option<u32>,
+    pub final_player_sims: Option<u32>,
 }
 
 impl Default for EvalConfig {
@@ -58,7 +58,7 @@ impl Default for EvalConfig {
                 .map(|kind| AgentSpec { kind, endgame: None })
                 .to_vec(),
             games: 20,
-            simulations: 64,
+            sims: 64,
             score_utility: None,
             threads: 1,
             nice: 5,
@@ -68,7 +68,7 @@ impl Default for EvalConfig {
             gating: false,
             gating_elo: 30.0,
             gating_pairs: 100,
-            final_player_simulations: None,
+            final_player_sims: None,
         }
     }
 }
@@ -84,11 +84,11 @@ impl EvalConfig {
         let sims = u64::from(MAX_SIMULATIONS);
         let counts = [
             ("games", self.games as u64, u64::MAX),
-            ("simulations", u64::from(self.simulations), sims),
+            ("sims", u64::from(self.sims), sims),
             ("threads", self.threads as u64, MAX_THREADS as u64),
             ("every", self.every as u64, u64::MAX),
             ("gating_pairs", self.gating_pairs, u64::MAX),
-            ("final_player_simulations", self.final_player_simulations.map_or(1, u64::from), sims),
+            ("final_player_sims", self.final_player_sims.map_or(1, u64::from), sims),
         ];
         check_counts("[eval]", &counts)?;
         if self.nice > 19 {
@@ -103,6 +103,6 @@ impl EvalConfig {
     pub fn player_search(&self, root: RootSelection, considered: usize, mcts: &MctsConfig) -> PlayerSearch {
         let gumbel = (root == RootSelection::Gumbel).then_some(considered);
         let score_utility = self.score_utility.unwrap_or(mcts.score_utility);
-        PlayerSearch::new(self.simulations, gumbel, MctsConfig { score_utility, ..mcts.clone() })
+        PlayerSearch::new(self.sims, gumbel, MctsConfig { score_utility, ..mcts.clone() })
     }
 }

@@ -41,8 +41,8 @@ impl Gating {
         let step = |model: &Path| othello_net::read_info(model).map(|i| i.step);
         let player = |model: &Path| AgentSpec::checkpoint_player(model, search);
         for model in models {
-            let Some(best) = othello_net::best_model(run) else {
-                othello_net::set_best_model(run, model)?;
+            let Some(best) = othello_net::best_checkpoint(run) else {
+                othello_net::set_best_checkpoint(run, model)?;
                 on_event(Event::Promoted { model, first: true });
                 continue;
             };
@@ -63,7 +63,7 @@ impl Gating {
             let decision = sprt(options, on_event)?;
             self.tested.insert(model.to_path_buf());
             if decision == Decision::H1 {
-                othello_net::set_best_model(run, model)?;
+                othello_net::set_best_checkpoint(run, model)?;
                 on_event(Event::Promoted { model, first: false });
             }
         }

@@ -37,7 +37,7 @@ pub enum StageError {
     #[error(transparent)]
     Agent(#[from] AgentError),
     #[error(transparent)]
-    Model(#[from] othello_net::ModelError),
+    Model(#[from] othello_net::CheckpointError),
     #[error(transparent)]
     Sprt(#[from] crate::sprt::SprtError),
     #[error("the evaluation's ladder names no player ([eval] ladder, --ladder)")]
@@ -80,7 +80,7 @@ pub struct EvaluateOptions<'a> {
     pub optimal_moves_positions: Option<usize>,
     /// Not watching: the newest checkpoint rated (and put to the solver) once more as the run's final player, with a
     /// search of this many simulations; None: not.
-    pub final_player_simulations: Option<u32>,
+    pub final_player_sims: Option<u32>,
 }
 
 /// How often a watching evaluation looks for new checkpoints.
@@ -140,7 +140,7 @@ fn rate_checkpoints(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> 
     // Every-th checkpoints left by the last watching pass: the next pass follows at once.
     let mut waiting = false;
     loop {
-        let models = othello_net::list_models(&run.models());
+        let models = othello_net::list_checkpoints(&run.models());
         if models.is_empty() || (models.len() == rated && !waiting) {
             if !o.watch {
                 return Err(StageError::NoCheckpoint(run.models()));
@@ -195,12 +195,12 @@ fn rate_checkpoints(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> 
                 ask_the_new_players(against_solver, &o.search, o.setup.threads, on_event)?;
             }
         }
-        if let Some(simulations) = o.final_player_simulations.filter(|&s| !o.watch && s != o.search.simulations) {
+        if let Some(sims) = o.final_player_sims.filter(|&s| !o.watch && s != o.search.sims) {
             // Against the same network with the evaluation's search, then the ladder from the rung nearest that
             // one: the games say what the larger search adds, and bound the final player's rating where it sweeps
             // the ladder's top but not that player.
             met.push(player(&models[last], &o.search));
-            let spec = player(&models[last], &PlayerSearch { simulations, ..o.search.clone() });
+            let spec = player(&models[last], &PlayerSearch { sims, ..o.search.clone() });
             let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
             on_event(Event::FinalPlayer { player: &spec.to_string() });
             gauntlet.play(&run.eval(), &met, &o.setup, on_event, &mut |_| Ok(()))?;

@@ -272,9 +272,9 @@ impl AgentKind {
                         None => InteriorSelection::Puct,
                         Some(v) => v.parse().map_err(|e| p.bad("interior", &format!("{e}")))?,
                     },
-                    c_puct: p
+                    cpuct: p
                         .real("cpuct", f32::MIN_POSITIVE..=100.0, "a number above 0, at most 100")?
-                        .unwrap_or(defaults.c_puct),
+                        .unwrap_or(defaults.cpuct),
                     fpu_reduction: p
                         .real("fpu", -10.0..=10.0, "a number from -10 to 10")?
                         .unwrap_or(defaults.fpu_reduction),
@@ -342,13 +342,13 @@ impl fmt::Display for AgentSpec {
                 let interior = (mcts.interior != InteriorSelection::Puct).then(|| mcts.interior.to_string());
                 let params = vec![
                     kv("model", quoted(model)),
-                    kv("sims", Some(search.simulations.to_string())),
+                    kv("sims", Some(search.sims.to_string())),
                     kv("gumbel", text(&search.gumbel)),
                     kv("score", unless(mcts.score_utility, 0.0)),
                     kv("qscale", unless(mcts.gumbel_q_scale, defaults.gumbel_q_scale)),
                     mcts.gumbel_q_rescale.then(|| "qrescale".to_string()),
                     kv("interior", interior),
-                    kv("cpuct", unless(mcts.c_puct, defaults.c_puct)),
+                    kv("cpuct", unless(mcts.cpuct, defaults.cpuct)),
                     kv("fpu", unless(mcts.fpu_reduction, defaults.fpu_reduction)),
                     kv("device", text(device)),
                 ];

@@ -111,7 +111,7 @@ fn each_failure_has_its_error() {
 fn models_are_read_and_replaced() {
     let spec: AgentSpec = "net:model=\"a,b\",sims=3+endgame4".parse().unwrap();
     assert_eq!(spec.model(), Some("a,b"));
-    assert_eq!(spec.search().map(|s| s.simulations), Some(3));
+    assert_eq!(spec.search().map(|s| s.sims), Some(3));
     let moved = spec.with_model(|_| Some("b/m.json".into())).unwrap();
     assert_eq!(moved.to_string(), "net:model=\"b/m.json\",sims=3+endgame4");
     assert_eq!("greedy".parse::<AgentSpec>().unwrap().with_model(|_| Some("x".into())), None);

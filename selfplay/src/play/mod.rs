@@ -14,7 +14,7 @@ use othello_search::{Evaluator, GumbelSearch, MctsConfig, RootSelection, SearchJ
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LeafEvaluator {
-    /// The newest model of the run, else a seeded random initialisation.
+    /// The newest checkpoint of the run, else a seeded random initialisation.
     Network,
     /// A uniform prior and value 0.
     Uniform,
@@ -27,23 +27,23 @@ pub enum LeafEvaluator {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SelfPlayConfig {
-    /// Evaluations per full search (at the start, when `final_simulations` is set). Default 200.
-    pub simulations: u32,
+    /// Evaluations per full search (at the start, when `final_sims` is set). Default 200.
+    pub sims: u32,
     /// Simulations that grow during training: a full search of a game played by the checkpoint of trainer step
-    /// `s` gets `simulations + (final_simulations - simulations) * min(s / simulations_ramp_steps, 1)`, so early
+    /// `s` gets `simulations + (final_sims - simulations) * min(s / sims_ramp_steps, 1)`, so early
     /// networks, whose searches teach little, make many games and later ones make fewer, better ones. Unset
     /// (the default): `simulations` throughout.
-    pub final_simulations: Option<u32>,
-    /// The trainer steps over which the simulations reach `final_simulations`. Default 10000.
-    pub simulations_ramp_steps: u64,
+    pub final_sims: Option<u32>,
+    /// The trainer steps over which the simulations reach `final_sims`. Default 10000.
+    pub sims_ramp_steps: u64,
     /// Leaves gathered per evaluator call within one tree. Default 8.
     pub batch: usize,
     /// Playout cap randomization: the share of moves that get a full search and are recorded as policy
-    /// targets; the others get `cheap_simulations`, no root noise, and are played but not recorded. Default 1.0
+    /// targets; the others get `cheap_sims`, no root noise, and are played but not recorded. Default 1.0
     /// (off); KataGo uses 0.25.
     pub full_search_share: f32,
     /// Evaluations of a cheap search. Default 40.
-    pub cheap_simulations: u32,
+    pub cheap_sims: u32,
     /// Moves played by sampling visits (temperature 1) at the start of a game; then the most visited. Default 10.
     pub temperature_moves: u32,
     /// Positions with at most this many empties are solved exactly: the solver's best move is played and its
@@ -83,12 +83,12 @@ pub struct SelfPlayConfig {
 impl Default for SelfPlayConfig {
     fn default() -> SelfPlayConfig {
         SelfPlayConfig {
-            simulations: 200,
-            final_simulations: None,
-            simulations_ramp_steps: 10_000,
+            sims: 200,
+            final_sims: None,
+            sims_ramp_steps: 10_000,
             batch: 8,
             full_search_share: 1.0,
-            cheap_simulations: 40,
+            cheap_sims: 40,
             temperature_moves: 10,
             solve_empties: 0,
             solved_exploration: 0.0,
@@ -113,11 +113,11 @@ impl SelfPlayConfig {
         check_counts(
             "[selfplay]",
             &[
-                ("simulations", u64::from(self.simulations), sims),
-                ("final_simulations", self.final_simulations.map_or(1, u64::from), sims),
-                ("simulations_ramp_steps", self.simulations_ramp_steps, u64::MAX),
+                ("sims", u64::from(self.sims), sims),
+                ("final_sims", self.final_sims.map_or(1, u64::from), sims),
+                ("sims_ramp_steps", self.sims_ramp_steps, u64::MAX),
                 ("batch", self.batch as u64, 1 << 10),
-                ("cheap_simulations", u64::from(self.cheap_simulations), sims),
+                ("cheap_sims", u64::from(self.cheap_sims), sims),
                 ("rollouts", u64::from(self.rollouts), u64::MAX),
                 ("games_per_shard", self.games_per_shard as u64, 1 << 16),
                 ("games_in_flight", self.games_in_flight as u64, 1 << 16),
@@ -140,7 +140,7 @@ impl SelfPlayConfig {
         check_numbers(
             "[selfplay.mcts]",
             &[
-                ("c_puct", spelled(mcts.c_puct), POSITIVE),
+                ("cpuct", spelled(mcts.cpuct), POSITIVE),
                 ("fpu_reduction", spelled(mcts.fpu_reduction), FINITE),
                 ("dirichlet_total", spelled(mcts.dirichlet_total), POSITIVE),
                 ("dirichlet_epsilon", spelled(mcts.dirichlet_epsilon), SHARE),
@@ -150,11 +150,11 @@ impl SelfPlayConfig {
         Ok(())
     }
 
-    /// The simulations of a full search by the checkpoint of trainer step `step` (see `final_simulations`).
-    pub fn simulations_at(&self, step: u64) -> u32 {
-        let Some(last) = self.final_simulations else { return self.simulations };
-        let progress = (step as f64 / self.simulations_ramp_steps.max(1) as f64).min(1.0);
-        (self.simulations as f64 + (last as f64 - self.simulations as f64) * progress).round() as u32
+    /// The simulations of a full search by the checkpoint of trainer step `step` (see `final_sims`).
+    pub fn sims_at(&self, step: u64) -> u32 {
+        let Some(last) = self.final_sims else { return self.sims };
+        let progress = (step as f64 / self.sims_ramp_steps.max(1) as f64).min(1.0);
+        (self.sims as f64 + (last as f64 - self.sims as f64) * progress).round() as u32
     }
 }
 
@@ -292,7 +292,7 @@ impl Playing {
                 continue;
             }
             let full = self.rng.random::<f32>() < config.full_search_share;
-            let sims = if full { config.simulations } else { config.cheap_simulations };
+            let sims = if full { config.sims } else { config.cheap_sims };
             self.search = Some(if config.root_selection == RootSelection::Gumbel {
                 self.tree.set_root_noise(false); // the Gumbel draws are the exploration
                 let mut gumbel = match config.gumbel_noise_moves {

@@ -3,23 +3,18 @@ use othello_core::Position;
 use othello_search::{Evaluation, RolloutEvaluator, UniformEvaluator};
 
 fn small() -> SelfPlayConfig {
-    SelfPlayConfig { simulations: 64, cheap_simulations: 16, full_search_share: 0.5, ..SelfPlayConfig::default() }
+    SelfPlayConfig { sims: 64, cheap_sims: 16, full_search_share: 0.5, ..SelfPlayConfig::default() }
 }
 
 #[test]
 fn simulations_ramp_linearly_to_their_final_count() {
-    let ramp = SelfPlayConfig {
-        simulations: 32,
-        final_simulations: Some(128),
-        simulations_ramp_steps: 6000,
-        ..SelfPlayConfig::default()
-    };
-    let at = |step| ramp.simulations_at(step);
+    let ramp = SelfPlayConfig { sims: 32, final_sims: Some(128), sims_ramp_steps: 6000, ..SelfPlayConfig::default() };
+    let at = |step| ramp.sims_at(step);
     assert_eq!([at(0), at(1500), at(3000), at(6000), at(60_000)], [32, 56, 80, 128, 128]);
-    let shrinking = SelfPlayConfig { final_simulations: Some(16), ..ramp.clone() };
-    assert_eq!(shrinking.simulations_at(3000), 24);
-    let fixed = SelfPlayConfig { final_simulations: None, ..ramp };
-    assert_eq!(fixed.simulations_at(3000), 32);
+    let shrinking = SelfPlayConfig { final_sims: Some(16), ..ramp.clone() };
+    assert_eq!(shrinking.sims_at(3000), 24);
+    let fixed = SelfPlayConfig { final_sims: None, ..ramp };
+    assert_eq!(fixed.sims_at(3000), 32);
 }
 
 #[test]
@@ -60,7 +55,7 @@ fn records_are_legal_consistent_and_reproducible() {
 #[test]
 fn gumbel_self_play_records_legal_distributions() {
     let rules = Rules::othello().with_size(6).unwrap();
-    let config = SelfPlayConfig { root_selection: RootSelection::Gumbel, simulations: 8, ..small() };
+    let config = SelfPlayConfig { root_selection: RootSelection::Gumbel, sims: 8, ..small() };
     let mut batched = Largest(RolloutEvaluator::new(1, 1), 0);
     let a = play_games(rules, &mut batched, &config, &[1, 2], 2);
     let b = play_games(rules, &mut RolloutEvaluator::new(1, 1), &config, &[1, 2], 1);
@@ -84,7 +79,7 @@ fn gumbel_draws_stop_after_their_moves() {
     let games = |noise_moves: Option<u32>| {
         let config = SelfPlayConfig {
             root_selection: RootSelection::Gumbel,
-            simulations: 8,
+            sims: 8,
             full_search_share: 1.0,
             gumbel_noise_moves: noise_moves,
             ..small()
@@ -104,7 +99,7 @@ fn random_openings_vary_the_games_and_are_not_recorded() {
     let rules = Rules::othello().with_size(6).unwrap();
     let config = SelfPlayConfig {
         root_selection: RootSelection::Gumbel,
-        simulations: 8,
+        sims: 8,
         full_search_share: 1.0,
         gumbel_noise_moves: Some(0),
         random_opening_plies: 4,
@@ -162,7 +157,7 @@ fn games_in_flight_do_not_change_the_games() {
 #[test]
 fn solved_endgames_play_perfectly() {
     let rules = Rules::othello();
-    let config = SelfPlayConfig { solve_empties: 10, simulations: 16, ..SelfPlayConfig::default() };
+    let config = SelfPlayConfig { solve_empties: 10, sims: 16, ..SelfPlayConfig::default() };
     let record = play_game(rules, &mut UniformEvaluator, &config, 3);
     let mut solver = Solver::new();
     let solved: Vec<&PositionRecord> = record.positions.iter().filter(|r| r.exact_margin.is_some()).collect();
@@ -189,7 +184,7 @@ fn solved_endgames_play_perfectly() {
 #[test]
 fn solved_policy_targets_are_the_solvers_best_moves_on_6x6() {
     let rules = Rules::othello().with_size(6).unwrap();
-    let config = SelfPlayConfig { solve_empties: 10, simulations: 16, ..SelfPlayConfig::default() };
+    let config = SelfPlayConfig { solve_empties: 10, sims: 16, ..SelfPlayConfig::default() };
     let mut solver = Solver::new();
     let mut checked = 0;
     for seed in 0..4 {
@@ -212,7 +207,7 @@ fn solved_policy_targets_are_the_solvers_best_moves_on_6x6() {
 #[test]
 fn search_values_are_the_movers_and_exact_at_the_last_move() {
     let rules = Rules::othello().with_size(6).unwrap();
-    let config = SelfPlayConfig { solve_empties: 0, simulations: 32, ..SelfPlayConfig::default() };
+    let config = SelfPlayConfig { solve_empties: 0, sims: 32, ..SelfPlayConfig::default() };
     let (mut last_moves, mut agree, mut late) = (0, 0.0, 0);
     for seed in 0..8 {
         let record = play_game(rules, &mut RolloutEvaluator::new(seed, 2), &config, seed);
@@ -232,7 +227,7 @@ fn search_values_are_the_movers_and_exact_at_the_last_move() {
     }
     assert!(last_moves >= 6, "{last_moves} game-ending moves");
     assert!(agree / late as f32 > 0.3, "search values near the end agree with the results: {}", agree / late as f32);
-    let solving = SelfPlayConfig { solve_empties: 8, simulations: 16, ..SelfPlayConfig::default() };
+    let solving = SelfPlayConfig { solve_empties: 8, sims: 16, ..SelfPlayConfig::default() };
     let record = play_game(Rules::othello(), &mut UniformEvaluator, &solving, 1);
     for (i, r) in record.positions.iter().enumerate() {
         assert_eq!(r.search_value.is_none(), r.exact_margin.is_some());
@@ -247,8 +242,7 @@ fn search_values_are_the_movers_and_exact_at_the_last_move() {
 #[test]
 fn exploring_solved_endgames_keeps_exact_targets() {
     let rules = Rules::othello();
-    let config =
-        SelfPlayConfig { solve_empties: 10, solved_exploration: 0.5, simulations: 16, ..SelfPlayConfig::default() };
+    let config = SelfPlayConfig { solve_empties: 10, solved_exploration: 0.5, sims: 16, ..SelfPlayConfig::default() };
     let mut solver = Solver::new();
     let (mut blunders, mut results_moved) = (0, 0);
     for seed in 0..6 {

@@ -1,7 +1,8 @@
-//! The network's input: a position as planes of 8x8 (smaller boards in the top-left corner).
+//! The network's input: a position as planes of 8x8 (smaller boards in the top-left corner). Here, not in
+//! `othello-net`, so that whatever reads positions (the Python package, tests) encodes them as the network does.
 
-use othello_core::stability::stable_discs;
-use othello_core::{Position, Rules, Symmetry};
+use crate::stability::stable_discs;
+use crate::{Bitboard, Position, Rules, Symmetry};
 
 /// Input planes, in order: own discs, opponent discs, legal moves, board squares, own stable discs,
 /// opponent stable discs.
@@ -10,7 +11,7 @@ pub const PLANES: [&str; 6] = ["own", "opponent", "legal", "board", "own_stable"
 /// Appends the input planes of `pos` (seen through `sym`) to `out`: `PLANES.len()` planes of 64 floats.
 pub fn encode(rules: &Rules, pos: &Position, sym: Symmetry, out: &mut Vec<f32>) {
     let size = rules.size;
-    let t = |b: u64| sym.apply(othello_core::Bitboard(b), size).0;
+    let t = |b: u64| sym.apply(Bitboard(b), size).0;
     let (own, opp) = (t(pos.player.0), t(pos.opponent.0));
     let legal = t(rules.legal_moves(pos).0);
     let board = rules.mask();
