@@ -1,25 +1,18 @@
-"""Load an othello-zero replay shard with numpy alone (schema: docs/ARCHITECTURE.md, "Replay shards").
+"""Load an othello-zero replay shard with numpy alone (schema: docs/ARCHITECTURE.md, "Replay shards"), through the
+package's own reader, `othello_zero/runs.py`, read from its file so that the extension need not be built.
 
 Usage: python3 python/load_shard.py SHARD.npz   -> prints one summary line (used by the tests).
 """
+import importlib.util
 import sys
+from pathlib import Path
 
 import numpy as np
 
-# Version 1 has no "search_value" (read it as "value").
-SHARD_VERSIONS = (1, 2)
-
-
-def load_shard(path):
-    """Returns a dict of numpy arrays, one row per position."""
-    with np.load(path) as npz:
-        shard = {name: npz[name] for name in npz.files}
-    version = shard["version"].tolist()
-    if len(version) != 1 or version[0] not in SHARD_VERSIONS:
-        raise ValueError(f"{path}: schema version {shard['version']}, expected one of {SHARD_VERSIONS}")
-    if version[0] == 1:
-        shard["search_value"] = shard["value"].copy()
-    return shard
+_spec = importlib.util.spec_from_file_location("runs", Path(__file__).parent / "othello_zero" / "runs.py")
+runs = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(runs)
+load_shard = runs.load_shard
 
 
 def planes(player, opponent):

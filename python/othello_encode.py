@@ -1,4 +1,4 @@
-"""The network's input planes for a position, as othello-zero computes them (net/src/planes.rs), in Python.
+"""The network's input planes for a position, as othello-zero computes them (core/src/planes.rs), in Python.
 
 A position is two bitboards (the side to move's discs and the opponent's) on an NxN board laid out in the top-left
 corner of 8x8: square (row r, column c) is bit 8 * r + c, a1 = bit 0, b1 = bit 1, a2 = bit 8. The planes, each 8x8

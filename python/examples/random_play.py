@@ -3,8 +3,9 @@ vmap, OpenSpiel, rust-reversi), in environment steps a second on this process's 
 
     python random_play.py [--seconds S] [--batch N] [--threads T]
 
-Each line: the library, its setup, steps/s. A peer that is not installed is said so and left out. With --threads,
-othello_zero also steps T environments from T Python threads at once.
+Each line: the library, its setup, steps/s. A peer that is not installed is said so and left out. othello_zero is
+measured with pgx's observation and with the network's input planes (float32, six a game); with --threads it also
+steps T environments from T Python threads at once.
 """
 
 from __future__ import annotations
@@ -20,8 +21,8 @@ import numpy as np
 import othello_zero
 
 
-def othello_zero_steps(batch: int, seconds: float) -> float:
-    env = othello_zero.VecEnv("othello", num_envs=batch, seed=0, autoreset=True)
+def othello_zero_steps(batch: int, seconds: float, observation: str = "pgx") -> float:
+    env = othello_zero.VecEnv("othello", num_envs=batch, seed=0, autoreset=True, observation=observation)
     env.reset()
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
@@ -112,7 +113,9 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
     rows: list[tuple[str, Callable[[], float]]] = [
-        (f"othello_zero VecEnv, batch {args.batch}", lambda: othello_zero_steps(args.batch, args.seconds))]
+        (f"othello_zero VecEnv, batch {args.batch}", lambda: othello_zero_steps(args.batch, args.seconds)),
+        (f"othello_zero VecEnv, batch {args.batch}, the network's planes",
+         lambda: othello_zero_steps(args.batch, args.seconds, "planes"))]
     if args.threads > 1:
         rows.append((f"othello_zero VecEnv, batch {args.batch}, {args.threads} threads",
                      functools.partial(othello_zero_threads, args.threads, args.batch, args.seconds)))

@@ -20,7 +20,10 @@ __all__ = ["VecEnv", "State", "Position", "solve", "perft"]
 class State(NamedTuple):
     """The games after a step (N games of S x S squares), named as pgx names them.
 
-    observation: bool (N, S, S, 2), the discs of the side to move, then the opponent's.
+    observation: bool (N, S, S, 2), the discs of the side to move, then the opponent's; with
+        ``observation="planes"`` the network's input, float32 (N, 6, S, S): own discs, opponent's, legal moves, the
+        board's squares, own stable discs, opponent's stable discs (stability on 8x8 only), as ``othello-zero``'s
+        networks read them.
     legal_action_mask: bool (N, S*S + 1): the legal squares (row by row, ``a1`` first), then the pass.
     current_player: int32 (N,), 0 when black moves, 1 when white does.
     rewards: float32 (N, 2), black's and white's: +1 for a win, -1 for a loss, on the step that ends a game.
@@ -53,9 +56,7 @@ class VecEnv:
 
     def __init__(self, rules: str = "othello", num_envs: int = 1, seed: int = 0, autoreset: bool = False,
                  observation: str = "pgx") -> None:
-        if observation != "pgx":
-            raise ValueError(f"observation '{observation}': expected 'pgx'")
-        self._env = _VecEnv(rules, num_envs, seed, autoreset)
+        self._env = _VecEnv(rules, num_envs, seed, autoreset, observation)
 
     @property
     def num_envs(self) -> int:
@@ -66,6 +67,11 @@ class VecEnv:
     def num_actions(self) -> int:
         """Actions a game has: S * S squares and the pass."""
         return self._env.num_actions
+
+    @property
+    def observation(self) -> str:
+        """``"pgx"`` or ``"planes"``: the form of the states' observation."""
+        return self._env.observation
 
     @property
     def rules(self) -> str:
@@ -92,6 +98,7 @@ class VecEnv:
 
 def _state(fields: dict) -> State:
     """The extension's fields as a State: its bytes of 0 or 1 seen, without a copy, as numpy's bool."""
-    fields["observation"] = fields["observation"].view(np.bool_)
+    if fields["observation"].dtype == np.uint8:
+        fields["observation"] = fields["observation"].view(np.bool_)
     fields["legal_action_mask"] = fields["legal_action_mask"].view(np.bool_)
     return State(**fields)

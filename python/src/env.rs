@@ -4,7 +4,8 @@
 
 use numpy::ndarray::{Array1, Array2, Array4};
 use numpy::{IntoPyArray, PyReadonlyArray1};
-use othello_core::{Bitboard, Color, Position, Rules, Square, Status};
+use othello_core::planes::{encode, PLANES};
+use othello_core::{Bitboard, Color, Position, Rules, Square, Status, Symmetry};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use rand::{Rng, SeedableRng};
@@ -29,13 +30,18 @@ pub struct VecEnv {
     /// What each game's side to move can do, found once a step for the checks, the masks and the random draws.
     statuses: Vec<Status>,
     autoreset: bool,
+    /// The observation as the network's float input planes (`observation="planes"`), else pgx's bools.
+    planes: bool,
     rng: Pcg64Mcg,
 }
 
 /// One step's state, made without the interpreter and handed to numpy with it.
 /// The observation and the mask are bytes of 0 or 1, which the Python side views as numpy's bool.
 struct StateBuffers {
+    /// pgx's observation, or nothing where the environment gives planes.
     observation: Vec<u8>,
+    /// The network's input planes, N x planes x S x S, where the environment gives them.
+    planes: Vec<f32>,
     legal_action_mask: Vec<u8>,
     current_player: Vec<i32>,
     rewards: Vec<f32>,
@@ -47,9 +53,14 @@ struct StateBuffers {
 #[pymethods]
 impl VecEnv {
     #[new]
-    #[pyo3(signature = (rules = "othello", num_envs = 1, seed = 0, autoreset = false))]
-    fn new(rules: &str, num_envs: usize, seed: u64, autoreset: bool) -> PyResult<VecEnv> {
+    #[pyo3(signature = (rules = "othello", num_envs = 1, seed = 0, autoreset = false, observation = "pgx"))]
+    fn new(rules: &str, num_envs: usize, seed: u64, autoreset: bool, observation: &str) -> PyResult<VecEnv> {
         let rules = parse_rules(rules)?;
+        let planes = match observation {
+            "pgx" => false,
+            "planes" => true,
+            other => return Err(value_error(format!("observation '{other}': expected 'pgx' or 'planes'"))),
+        };
         if !(1..=MAX_ENVS).contains(&num_envs) {
             return Err(value_error(format!("num_envs = {num_envs}: expected 1 to {MAX_ENVS}")));
         }
@@ -62,6 +73,7 @@ impl VecEnv {
             rewards: vec![[0.0; 2]; num_envs],
             statuses: vec![rules.status(&start); num_envs],
             autoreset,
+            planes,
             rng: Pcg64Mcg::seed_from_u64(seed),
         })
     }
@@ -123,6 +135,16 @@ impl VecEnv {
     #[getter]
     fn autoreset(&self) -> bool {
         self.autoreset
+    }
+
+    /// `"pgx"` or `"planes"`: the form of the state's observation.
+    #[getter]
+    fn observation(&self) -> &'static str {
+        if self.planes {
+            "planes"
+        } else {
+            "pgx"
+        }
     }
 }
 
@@ -199,7 +221,8 @@ impl VecEnv {
         let (cells, actions) = (S * S, S * S + 1);
         let row_mask = (1u64 << S) - 1;
         let mut b = StateBuffers {
-            observation: vec![0; n * cells * 2],
+            observation: if self.planes { Vec::new() } else { vec![0; n * cells * 2] },
+            planes: if self.planes { self.planes_of(S) } else { Vec::new() },
             legal_action_mask: vec![0; n * actions],
             current_player: Vec::with_capacity(n),
             rewards: self.rewards.iter().flatten().copied().collect(),
@@ -208,7 +231,9 @@ impl VecEnv {
             white: Vec::with_capacity(n),
         };
         let games = self.games.iter().zip(&self.statuses);
-        let chunks = b.observation.chunks_exact_mut(cells * 2).zip(b.legal_action_mask.chunks_exact_mut(actions));
+        // Without pgx's observation (planes instead), each game's share of it is empty.
+        let observations = b.observation.chunks_exact_mut(cells * 2).map(Some).chain(std::iter::repeat_with(|| None));
+        let chunks = observations.zip(b.legal_action_mask.chunks_exact_mut(actions));
         for ((pos, status), (observation, mask)) in games.zip(chunks) {
             let moves = match status {
                 Status::Moves(m) => m.0,
@@ -219,7 +244,7 @@ impl VecEnv {
                 Status::Over => 0,
             };
             let byte = |board: u64, row: usize| ((board >> (8 * row)) & row_mask) as usize;
-            for (row, cells) in observation.chunks_exact_mut(2 * S).enumerate() {
+            for (row, cells) in observation.into_iter().flat_map(|o| o.chunks_exact_mut(2 * S)).enumerate() {
                 let pair = PAIRS[byte(pos.player.0, row)] | PAIRS[byte(pos.opponent.0, row)] << 8;
                 cells.copy_from_slice(&pair.to_le_bytes()[..2 * S]);
             }
@@ -233,14 +258,34 @@ impl VecEnv {
         b
     }
 
+    /// The network's input planes of every game, each plane cut from its 8x8 to the board's `size` squares a side.
+    fn planes_of(&self, size: usize) -> Vec<f32> {
+        let mut planes = Vec::with_capacity(self.games.len() * PLANES.len() * size * size);
+        let mut whole = Vec::with_capacity(PLANES.len() * 64);
+        for pos in &self.games {
+            whole.clear();
+            encode(&self.rules, pos, Symmetry::IDENTITY, &mut whole);
+            for plane in whole.chunks_exact(64) {
+                planes.extend(plane.chunks_exact(8).take(size).flat_map(|row| &row[..size]));
+            }
+        }
+        planes
+    }
+
     fn state<'py>(&self, py: Python<'py>, b: StateBuffers) -> PyResult<Bound<'py, PyDict>> {
         let (n, s) = (self.games.len(), self.size);
         let shape_error = |e: numpy::ndarray::ShapeError| value_error(e);
         let state = PyDict::new(py);
-        state.set_item(
-            "observation",
-            Array4::from_shape_vec((n, s, s, 2), b.observation).map_err(shape_error)?.into_pyarray(py),
-        )?;
+        let observation = match self.planes {
+            true => Array4::from_shape_vec((n, PLANES.len(), s, s), b.planes)
+                .map_err(shape_error)?
+                .into_pyarray(py)
+                .into_any(),
+            false => {
+                Array4::from_shape_vec((n, s, s, 2), b.observation).map_err(shape_error)?.into_pyarray(py).into_any()
+            }
+        };
+        state.set_item("observation", observation)?;
         let mask = Array2::from_shape_vec((n, s * s + 1), b.legal_action_mask).map_err(shape_error)?;
         state.set_item("legal_action_mask", mask.into_pyarray(py))?;
         state.set_item("current_player", Array1::from_vec(b.current_player).into_pyarray(py))?;

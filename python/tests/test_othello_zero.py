@@ -66,6 +66,31 @@ def test_random_games_end_as_the_command_line_replays_them(rules):
         assert reward == winner, (transcript, line, reward)
 
 
+@pytest.mark.parametrize("rules", ["othello", "othello,6x6", "othello,4x4", "reverse"])
+def test_the_planes_are_those_of_the_independent_encoder(rules):
+    """`observation="planes"`: each game's planes equal python/othello_encode.py's (its own rules and stability code,
+    written apart from the Rust), cut to the board, along seeded random games, with the same masks as pgx's form."""
+    sys.path.insert(0, str(REPO / "python"))
+    import othello_encode
+
+    env = VecEnv(rules, num_envs=32, seed=11, autoreset=True, observation="planes")
+    twin = VecEnv(rules, num_envs=32, seed=11, autoreset=True)
+    assert env.observation == "planes" and twin.observation == "pgx"
+    size = int(np.sqrt(env.num_actions - 1))
+    state, pgx = env.reset(), twin.reset()
+    for _ in range(70):
+        assert state.observation.shape == (32, 6, size, size) and state.observation.dtype == np.float32
+        assert (state.legal_action_mask == pgx.legal_action_mask).all()
+        assert (state.observation[:, :2] == pgx.observation.transpose(0, 3, 1, 2)).all()
+        for i in range(env.num_envs):
+            black, white = int(state.black[i]), int(state.white[i])
+            player, opponent = (black, white) if state.current_player[i] == 0 else (white, black)
+            expected = othello_encode.encode(player, opponent, size)[:, :size, :size]
+            assert (state.observation[i] == expected).all(), (rules, i)
+        actions = env.random_actions()
+        state, pgx = env.step(actions), twin.step(actions)
+
+
 def test_the_state_describes_the_boards():
     """The observation, the bitboards and the legal moves agree with one another and with Position."""
     env = VecEnv("othello", num_envs=8, seed=3)
@@ -141,7 +166,7 @@ def test_two_threads_step_two_environments():
 @pytest.mark.parametrize("call, message", [
     (lambda: VecEnv("othello,7x7"), "7x7"),
     (lambda: VecEnv(num_envs=0), "num_envs = 0"),
-    (lambda: VecEnv(observation="pixels"), "pixels"),
+    (lambda: VecEnv(observation="pixels"), "observation 'pixels': expected 'pgx' or 'planes'"),
     (lambda: VecEnv(num_envs=2).step(np.array([19.5, 26.0])), "float64"),
     (lambda: VecEnv(num_envs=2).step(np.array([19, 26, 37])), "shape (3,)"),
     (lambda: VecEnv(num_envs=2).step([19, 0]), "game 1: a1 (action 0) is not legal; legal: d3 c4 f5 e6"),
@@ -194,14 +219,16 @@ def test_the_random_play_example_runs():
     out = subprocess.run([sys.executable, str(REPO / "python" / "examples" / "random_play.py"), "--seconds", "0.2",
                           "--batch", "64"], capture_output=True, text=True, check=True).stdout
     assert "othello_zero VecEnv, batch 64: " in out and "steps/s" in out, out
-    assert len(out.splitlines()) == 5, out
+    assert "the network's planes: " in out and len(out.splitlines()) == 6, out
 
 
-def test_the_examples_type_check():
-    """The package's types (its stubs and py.typed) check the examples as an editor would."""
-    checked = subprocess.run([sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-incremental",
-                              str(REPO / "python" / "examples")], capture_output=True, text=True)
-    assert checked.returncode == 0, checked.stdout + checked.stderr
+def test_the_package_and_the_examples_type_check():
+    """The package's types (its stubs and py.typed) check the examples as an editor would, and the package's
+    Python modules against the stubs and the libraries they build on."""
+    mypy = [sys.executable, "-m", "mypy", "--ignore-missing-imports", "--no-incremental"]
+    for target in ([str(REPO / "python" / "examples")], ["-p", "othello_zero"]):
+        checked = subprocess.run(mypy + target, capture_output=True, text=True, cwd=REPO / "python" / "tests")
+        assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
 def test_the_readmes_example_runs(capsys):
