@@ -77,8 +77,14 @@ fn kubernetes_manifests_parse_share_one_volume_and_run_real_commands() {
                 assert_eq!(doc["spec"]["accessModes"][0], "ReadWriteMany", "{origin}");
                 claims.push(doc["metadata"]["name"].as_str().unwrap().to_string());
             }
-            Some("Deployment") => {
+            Some(kind @ ("Deployment" | "StatefulSet")) => {
                 deployments += 1;
+                // Self-play worker ids come from the scheduler's own index, which no two pods share.
+                let text = std::fs::read_to_string(&path).unwrap();
+                if text.contains("othello-zero selfplay") {
+                    assert_eq!(kind, "StatefulSet", "{origin}: a worker id from a pod's ordinal");
+                    assert!(text.contains("--worker \"$${HOSTNAME##*-}\"") && !text.contains("cksum"), "{origin}");
+                }
                 let pod = &doc["spec"]["template"]["spec"];
                 for volume in pod["volumes"].as_sequence().unwrap() {
                     mounted.push(volume["persistentVolumeClaim"]["claimName"].as_str().unwrap().to_string());
