@@ -207,6 +207,47 @@ fn sprt_decides_clear_cases_and_a_rerun_replays_nothing() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("H0 accepted"), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
+/// An arena directory records its rules, seed and openings with its first games: a continuation under others is
+/// refused naming both (arena and sprt alike), and random openings as long as a game are refused up front.
+#[test]
+fn an_arena_directory_keeps_the_rules_seed_and_openings_of_its_games() {
+    let scratch = temp_run("arena-setup");
+    let dir = scratch.path().join("a");
+    let play = |extra: &[&str]| arena(&dir, &["random", "greedy"], "2").args(extra).output().unwrap();
+    let first = play(&["--rules", "othello,6x6", "--seed", "5"]);
+    assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
+    let recorded = std::fs::read_to_string(dir.join("arena.json")).unwrap();
+    assert!(recorded.contains("\"othello,6x6\"") && recorded.contains("\"seed\": 5"), "{recorded}");
+    let again = play(&["--rules", "othello,6x6", "--seed", "5"]);
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
+    for (extra, asked) in [
+        (&["--rules", "othello,4x4", "--seed", "5"][..], "rules othello,4x4, seed 5"),
+        (&["--rules", "othello,6x6", "--seed", "6"][..], "rules othello,6x6, seed 6"),
+        (&["--rules", "othello,6x6", "--seed", "5", "--openings", "random"][..], "openings 4 random plies"),
+    ] {
+        let out = play(extra);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{extra:?} joined the games");
+        assert!(
+            err.contains("its games were played under rules othello,6x6, seed 5, openings ") && err.contains(asked),
+            "{err}"
+        );
+    }
+    let sprt = bin()
+        .args(["sprt", "--out", dir.to_str().unwrap(), "--candidate", "greedy", "--baseline", "random"])
+        .args(["--rules", "othello,4x4", "--seed", "5"])
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&sprt.stderr).contains("its games were played under"), "{sprt:?}");
+    assert_eq!(keys(&dir).len(), 2, "no game joined");
+    let long = arena(&scratch.path().join("b"), &["random", "greedy"], "2")
+        .args(["--rules", "othello,4x4", "--openings", "random", "--opening-plies", "12"])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&long.stderr);
+    assert!(err.contains("--opening-plies 12: a game of othello,4x4 has at most 12 moves"), "{err}");
+}
+
 /// Every agent is seeded per game: the same agents, seed and openings give the same games on one thread or two.
 #[test]
 fn the_same_games_on_one_thread_or_two() {

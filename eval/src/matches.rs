@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 
 use othello_core::Rules;
 
-use crate::arena::{default_anchor, play, ArenaDir, ArenaError, Pairing, RatingsTable, ResultRow};
+use crate::arena::{default_anchor, play, ArenaDir, ArenaError, ArenaSetup, Pairing, RatingsTable, ResultRow};
 use crate::events::Event;
 use crate::openings::OpeningSource;
 use crate::ratings::{fit, Ratings};
@@ -28,6 +28,13 @@ pub struct MatchSetup {
     pub threads: usize,
 }
 
+impl MatchSetup {
+    /// What an arena directory records of these games.
+    pub fn record(&self) -> ArenaSetup {
+        ArenaSetup { rules: self.rules.to_string(), seed: self.seed, openings: self.openings.describe() }
+    }
+}
+
 /// How often the standings are fitted and reported while games are played: often enough for a live line, rarely
 /// enough that the fit over every stored game takes no time from the games.
 const STANDINGS_EVERY: Duration = Duration::from_secs(2);
@@ -41,6 +48,7 @@ pub fn play_scheduled(
     on_event: &mut dyn FnMut(Event),
 ) -> Result<(), ArenaError> {
     let dir = ArenaDir::new(out);
+    dir.claim(&setup.record())?;
     dir.repair()?;
     // Every stored row, kept in memory as games end (the live standings fit them without rereading the file).
     let rows = Mutex::new(dir.read()?);
@@ -213,6 +221,7 @@ pub fn sprt(o: SprtOptions, on_event: &mut dyn FnMut(Event)) -> Result<Decision,
     }
     let candidate = o.candidate.to_string();
     let dir = ArenaDir::new(o.out);
+    dir.claim(&ArenaSetup { rules: o.rules.to_string(), seed: o.seed, openings: o.openings.describe() })?;
     dir.repair()?;
     let stored: std::collections::HashMap<String, f64> = dir
         .read()?

@@ -215,6 +215,18 @@ impl OpeningSource {
         Openings::shipped(rules).map_or(OpeningSource::RandomPlies(plies), OpeningSource::Set)
     }
 
+    /// What the openings are, as an arena directory records them: the count and a fingerprint of a set's
+    /// transcripts (so that another file of other openings differs), or the random plies.
+    pub fn describe(&self) -> String {
+        match self {
+            OpeningSource::Set(set) => {
+                let text: String = set.lines.iter().flatten().map(|mv| format!("{mv} ")).collect();
+                format!("{} openings (fnv1a {:016x})", set.lines.len(), othello_run::fnv1a(&text))
+            }
+            OpeningSource::RandomPlies(plies) => format!("{plies} random plies"),
+        }
+    }
+
     /// The moves of pair `pair`'s opening.
     pub fn for_pair(&self, rules: &Rules, seed: u64, pair: u64) -> Vec<Move> {
         match self {

@@ -44,6 +44,19 @@ impl MatchArgs {
     }
 
     fn opening_source(&self, rules: &Rules) -> Result<OpeningSource> {
+        let source = self.named_opening_source(rules)?;
+        // Random plies that end every game would be stored as games nobody played.
+        let start_empties = rules.empties(&rules.start_position());
+        if let OpeningSource::RandomPlies(plies) = source {
+            anyhow::ensure!(
+                plies < start_empties,
+                "--opening-plies {plies}: a game of {rules} has at most {start_empties} moves (expected fewer)"
+            );
+        }
+        Ok(source)
+    }
+
+    fn named_opening_source(&self, rules: &Rules) -> Result<OpeningSource> {
         Ok(match self.openings.as_str() {
             "shipped" => OpeningSource::default_for(rules, self.opening_plies),
             "random" => OpeningSource::RandomPlies(self.opening_plies),

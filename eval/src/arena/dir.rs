@@ -169,9 +169,54 @@ fn pair_name(a: &str, b: &str) -> String {
     }
 }
 
+/// `arena.json`: what an arena directory's games are played under, recorded with its first games, so that games
+/// of other rules, seeds or openings never join them.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArenaSetup {
+    pub rules: String,
+    pub seed: u64,
+    /// [`crate::openings::OpeningSource::describe`].
+    pub openings: String,
+}
+
+impl std::fmt::Display for ArenaSetup {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "rules {}, seed {}, openings {}", self.rules, self.seed, self.openings)
+    }
+}
+
 impl ArenaDir {
     pub fn new(dir: impl Into<PathBuf>) -> ArenaDir {
         ArenaDir { dir: dir.into() }
+    }
+
+    pub fn setup_file(&self) -> PathBuf {
+        self.dir.join("arena.json")
+    }
+
+    /// Records `setup` in a directory that has none (a new one, or one from before the record), or refuses a
+    /// setup other than the recorded one, naming both.
+    pub fn claim(&self, setup: &ArenaSetup) -> Result<(), ArenaError> {
+        let path = self.setup_file();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                let held: ArenaSetup = serde_json::from_str(&text).map_err(|e| ArenaError::File {
+                    path: path.clone(),
+                    problem: format!("not an arena's setup: {e}"),
+                })?;
+                if held != *setup {
+                    return Err(ArenaError::OtherSetup { path, held: held.to_string(), asked: setup.to_string() });
+                }
+                Ok(())
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                std::fs::create_dir_all(&self.dir).map_err(|e| ArenaError::io(&self.dir, e))?;
+                let text = serde_json::to_string_pretty(setup).expect("a setup serialises") + "\n";
+                write_atomic(&path, text.as_bytes()).map_err(|e| ArenaError::io(&path, e))
+            }
+            Err(e) => Err(ArenaError::io(&path, e)),
+        }
     }
 
     pub fn results(&self) -> PathBuf {

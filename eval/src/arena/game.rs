@@ -61,6 +61,10 @@ pub fn play(
     }
     let mut game = Game::new(*rules);
     game.play_all(opening).map_err(|e| ArenaError::Opening(e.to_string()))?;
+    // A game the opening ends would be stored as if its agents had played it.
+    if game.is_over() {
+        return Err(ArenaError::OpeningEndsGame(game.transcript()));
+    }
     let mut seconds = [0.0f64; 2];
     let mut ending = Ending::Normal;
     while !game.is_over() {

@@ -18,7 +18,9 @@ use thiserror::Error;
 use othello_players::agent::AgentError;
 
 pub(crate) use dir::{csv_line, csv_rows};
-pub use dir::{default_anchor, name_checkpoints_under, pair_cluster, ArenaDir, RatedPlayer, RatingsTable, ResultRow};
+pub use dir::{
+    default_anchor, name_checkpoints_under, pair_cluster, ArenaDir, ArenaSetup, RatedPlayer, RatingsTable, ResultRow,
+};
 pub use game::{opening, play, Ending, Played};
 pub use schedule::{rungs_to_play, schedule, sweep, Pairing, Sweep};
 
@@ -51,6 +53,13 @@ pub enum ArenaError {
     TooFewAgents,
     #[error("the opening does not replay: {0}")]
     Opening(String),
+    #[error("the opening {0} ends the game: no agent would move (ask for fewer --opening-plies)")]
+    OpeningEndsGame(String),
+    #[error(
+        "{}: its games were played under {held}; these would be under {asked}: give them another directory",
+        path.display()
+    )]
+    OtherSetup { path: PathBuf, held: String, asked: String },
     #[error("{}: {problem}", path.display())]
     Io { path: PathBuf, problem: std::io::Error },
     #[error("{0}: no games stored yet")]
