@@ -121,6 +121,64 @@ fn an_engines_start_up_is_not_on_its_clock() {
     assert!(rows.iter().all(|r| r[8] == "normal"), "{rows:?}");
 }
 
+/// An engine runs in a process group of its own, ended whole with it: what a wrapper script started beside the
+/// engine does not outlive the games.
+#[test]
+fn an_engines_helpers_end_with_it() {
+    let scratch = temp_run("engine-group");
+    let exe = env!("CARGO_BIN_EXE_othello-zero");
+    let pids = scratch.path().join("helpers");
+    let body = format!("sleep 300 &\necho $! >> {}\nexec {exe} gtp --agent greedy", pids.display());
+    let engine = format!("engine:cmd=\"{}\",protocol=gtp", script(scratch.path(), "wrapper.sh", &body));
+    arena(&scratch.path().join("arena"), "2", &[&engine, "random"]);
+    let helpers: Vec<String> = std::fs::read_to_string(&pids).unwrap().lines().map(str::to_string).collect();
+    assert!(!helpers.is_empty());
+    // A killed process whose parent is gone may stay a zombie where nothing reaps orphans: dead all the same.
+    let running = |pid: &String| {
+        let stat = std::fs::read_to_string(Path::new("/proc").join(pid).join("stat")).unwrap_or_default();
+        stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+    };
+    let alive = || helpers.iter().any(running);
+    assert!(
+        common::poll_until(std::time::Duration::from_secs(5), || !alive()),
+        "helpers {helpers:?} outlived the arena"
+    );
+}
+
+/// An engine flooding its standard error fills no disk: the arena's log keeps the head and the tail of each
+/// engine process's, saying how many lines it left out.
+#[test]
+fn a_flood_of_standard_error_is_cut_to_its_head_and_tail() {
+    let scratch = temp_run("engine-flood");
+    let exe = env!("CARGO_BIN_EXE_othello-zero");
+    let body = format!(
+        "yes 'flooding standard error' | head -n 2000000 >&2\necho last words >&2\nexec {exe} gtp --agent greedy"
+    );
+    let engine = format!("engine:cmd=\"{}\",protocol=gtp,startup=60", script(scratch.path(), "flood.sh", &body));
+    arena(&scratch.path().join("arena"), "2", &[&engine, "random"]);
+    let log = std::fs::read_to_string(scratch.path().join("arena").join("engines.log")).unwrap();
+    assert!(log.len() < 4 << 20, "{} bytes of log for 52 MB of standard error", log.len());
+    assert!(
+        log.contains("lines of standard error left out here") && log.contains(": last words"),
+        "{}",
+        &log[log.len() - 500..]
+    );
+}
+
+/// A GTP engine whose replies lack their ending empty line forfeits at once, saying so, rather than after its
+/// time runs out waiting for a line that never comes.
+#[test]
+fn a_gtp_reply_without_its_empty_line_is_a_fault_at_once() {
+    let scratch = temp_run("gtp-no-blank");
+    let body = "while read -r command; do case \"$command\" in genmove*) echo '= d3';; *) echo '=';; esac; done";
+    let engine = format!("engine:cmd=\"{}\",protocol=gtp,time=30", script(scratch.path(), "no-blank.sh", body));
+    let started = std::time::Instant::now();
+    arena(&scratch.path().join("arena"), "2", &[&engine, "random"]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "{:?}", started.elapsed());
+    let rows = rows(&scratch.path().join("arena"));
+    assert!(rows.iter().all(|r| r[9].contains("is not ended by an empty line, as GTP requires")), "{rows:?}");
+}
+
 /// A program that is not there stops the arena before any game, naming it.
 #[test]
 fn a_missing_program_is_refused_before_any_game() {

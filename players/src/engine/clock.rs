@@ -14,7 +14,10 @@ const WALL_FACTOR: u32 = 10;
 
 /// The clock of one move.
 pub(super) struct MoveClock {
+    /// The move's time, a fresh process's start-up allowance included.
     limit: Duration,
+    /// That allowance: part of the time, but not multiplied into the wall clock's backstop.
+    allowance: Duration,
     started: Instant,
     /// The program's processor time when the move was asked for; None where the system does not tell it.
     cpu_at_start: Option<Duration>,
@@ -31,9 +34,11 @@ pub(super) enum Reading {
 }
 
 impl MoveClock {
-    /// A move's clock, started now with the program's processor time `cpu` (None where it is not known).
-    pub fn start(limit: Duration, cpu: Option<Duration>) -> MoveClock {
-        MoveClock { limit, started: Instant::now(), cpu_at_start: cpu, cpu_spent: cpu.map(|_| Duration::ZERO) }
+    /// A move's clock of `time` and a start-up `allowance` beside it, started now with the program's processor time
+    /// `cpu` (None where it is not known).
+    pub fn start(time: Duration, allowance: Duration, cpu: Option<Duration>) -> MoveClock {
+        let (started, cpu_spent) = (Instant::now(), cpu.map(|_| Duration::ZERO));
+        MoveClock { limit: time + allowance, allowance, started, cpu_at_start: cpu, cpu_spent }
     }
 
     /// The clock now, `cpu` telling the program's processor time; it is asked only once the wall clock is up.
@@ -42,7 +47,7 @@ impl MoveClock {
         if wall >= self.limit {
             self.note(cpu());
         }
-        judge(self.limit, wall, self.cpu_spent)
+        judge(self.limit, self.allowance, wall, self.cpu_spent)
     }
 
     /// The time the move took, the program's processor time now being `cpu`, for the game's clock: the lesser of
@@ -60,20 +65,22 @@ impl MoveClock {
     }
 }
 
-/// Whether a move of `limit` is over when it has taken `wall` on the clock and `cpu` of processor time (None where
-/// unknown), and if not, when to look again.
-fn judge(limit: Duration, wall: Duration, cpu: Option<Duration>) -> Reading {
+/// Whether a move of `limit` (a start-up `allowance` of it included) is over when it has taken `wall` on the clock
+/// and `cpu` of processor time (None where unknown), and if not, when to look again.
+fn judge(limit: Duration, allowance: Duration, wall: Duration, cpu: Option<Duration>) -> Reading {
     if wall < limit {
         return Reading::Within(limit - wall);
     }
     let seconds = |d: Duration| format!("{:.1} s", d.as_secs_f64());
-    let backstop = limit * WALL_FACTOR;
+    // A start-up is waited for once: ten times a move's time, not ten times the start-up too.
+    let backstop = (limit - allowance) * WALL_FACTOR + allowance;
     match cpu {
         None => Reading::Over(format!("over its time: no move within {}", seconds(limit))),
         Some(_) if wall >= backstop => Reading::Over(format!(
-            "over its time: no move within {} on the wall clock ({WALL_FACTOR} times its {})",
+            "over its time: no move within {} on the wall clock ({WALL_FACTOR} times its {}{})",
             seconds(backstop),
-            seconds(limit)
+            seconds(limit - allowance),
+            if allowance.is_zero() { String::new() } else { format!(", and {} to start", seconds(allowance)) }
         )),
         Some(cpu) if cpu >= limit => Reading::Over(format!(
             "over its time: {} of processor time and {} on the wall clock, its time {}",
@@ -132,23 +139,30 @@ mod tests {
     #[test]
     fn a_move_is_over_when_it_took_its_time_on_the_clock_and_on_the_processor() {
         // Within its time on the wall clock: look again when it is up.
-        assert_eq!(judge(S(10), S(4), Some(S(4))), Reading::Within(S(6)));
+        assert_eq!(judge(S(10), S(0), S(4), Some(S(4))), Reading::Within(S(6)));
         // Waiting for a processor on a busy machine: not over.
-        assert!(matches!(judge(S(10), S(30), Some(S(6))), Reading::Within(_)));
+        assert!(matches!(judge(S(10), S(0), S(30), Some(S(6))), Reading::Within(_)));
         // Both spent.
-        let Reading::Over(why) = judge(S(10), S(12), Some(S(11))) else { panic!() };
+        let Reading::Over(why) = judge(S(10), S(0), S(12), Some(S(11))) else { panic!() };
         assert_eq!(why, "over its time: 11.0 s of processor time and 12.0 s on the wall clock, its time 10.0 s");
         // Many threads spend processor time faster than the clock: not over while the clock is within.
-        assert!(matches!(judge(S(10), S(9), Some(S(40))), Reading::Within(_)));
+        assert!(matches!(judge(S(10), S(0), S(9), Some(S(40))), Reading::Within(_)));
         // A hang spends nothing: the wall clock ends it at ten times its time.
-        assert!(matches!(judge(S(10), S(99), Some(S(0))), Reading::Within(_)));
+        assert!(matches!(judge(S(10), S(0), S(99), Some(S(0))), Reading::Within(_)));
         let nearly = S(100) - Duration::from_millis(1);
-        assert_eq!(judge(S(10), nearly, Some(S(0))), Reading::Within(Duration::from_millis(1)));
-        let Reading::Over(why) = judge(S(10), S(100), Some(S(0))) else { panic!() };
+        assert_eq!(judge(S(10), S(0), nearly, Some(S(0))), Reading::Within(Duration::from_millis(1)));
+        let Reading::Over(why) = judge(S(10), S(0), S(100), Some(S(0))) else { panic!() };
         assert_eq!(why, "over its time: no move within 100.0 s on the wall clock (10 times its 10.0 s)");
         // No processor time known: the wall clock alone.
-        let Reading::Over(why) = judge(S(10), S(10), None) else { panic!() };
+        let Reading::Over(why) = judge(S(10), S(0), S(10), None) else { panic!() };
         assert_eq!(why, "over its time: no move within 10.0 s");
+        // A fresh engine's start-up allowance is waited for once, not ten times (1 s a move, 20 s to start: 30 s).
+        assert!(matches!(judge(S(21), S(20), S(29), Some(S(0))), Reading::Within(_)));
+        let Reading::Over(why) = judge(S(21), S(20), S(30), Some(S(0))) else { panic!() };
+        assert_eq!(
+            why,
+            "over its time: no move within 30.0 s on the wall clock (10 times its 1.0 s, and 20.0 s to start)"
+        );
     }
 
     #[cfg(target_os = "linux")]

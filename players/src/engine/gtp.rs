@@ -8,6 +8,9 @@ use super::clock::MoveClock;
 use super::process::{Fault, ENGINE_TEXT};
 use super::{clip, parse_move, EngineAgent};
 
+/// How long the empty line that ends a reply may come after the reply's line (an engine writes them together).
+const REPLY_END_WAIT: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// A GTP reply: the text after `=`, or the text after `?` (the engine refused the command).
 pub(super) enum Reply {
     Done(String),
@@ -33,9 +36,18 @@ impl EngineAgent {
                 // No empty line is waited for: what follows a malformed reply is not a reply either.
                 return Err(Fault::new(format!("malformed reply to '{command}': '{}'", clip(line, ENGINE_TEXT))));
             };
-            // The empty line that ends every reply.
-            process.receive(clock)?;
-            return Ok(reply);
+            // The empty line that ends every reply comes with it: an engine that leaves it out would otherwise be
+            // waited for until its time is up, move after move.
+            match process.receive_within(REPLY_END_WAIT)? {
+                Some(end) if end.trim().is_empty() => return Ok(reply),
+                other => {
+                    return Err(Fault::new(format!(
+                        "its reply to '{command}' ('{}') is not ended by an empty line, as GTP requires{}",
+                        clip(line, ENGINE_TEXT),
+                        other.map_or(String::new(), |next| format!(": '{}' came next", clip(&next, ENGINE_TEXT)))
+                    )))
+                }
+            }
         }
     }
 

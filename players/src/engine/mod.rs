@@ -167,11 +167,12 @@ impl EngineAgent {
         let startup = self.limits.startup_time;
         let game_time = |spent: Duration| if fresh { spent.saturating_sub(startup) } else { spent };
         let started = Instant::now();
+        let mut allowance = Duration::ZERO;
         if fresh {
             if let Err(fault) = self.start() {
                 return (Err(fault), game_time(started.elapsed()));
             }
-            time += startup;
+            allowance = startup;
         }
         let process = match self.process() {
             Ok(process) => process,
@@ -179,7 +180,7 @@ impl EngineAgent {
         };
         process.new_move();
         let cpu = process.cpu_time().map(|cpu| if fresh { Duration::ZERO } else { cpu });
-        let mut clock = MoveClock::start(time, cpu);
+        let mut clock = MoveClock::start(time, allowance, cpu);
         let result = match self.protocol {
             Protocol::Gtp => self.gtp_move(game, &mut clock),
             Protocol::Nboard => self.nboard_move(game, &mut clock),

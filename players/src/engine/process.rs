@@ -22,6 +22,11 @@ const MAX_LINES_PER_MOVE: u32 = 100_000;
 const LINES_BUFFERED: usize = 1024;
 /// Lines of standard error kept for a failure's message.
 const STDERR_KEPT: usize = 3;
+/// An engine process's standard error written to the log whole up to this many bytes; past them, only its last
+/// [`LOG_TAIL_LINES`] lines, after a line saying how many were left out (an engine flooding standard error wrote
+/// 438 MB in 9 s).
+const LOG_HEAD_BYTES: usize = 1 << 20;
+const LOG_TAIL_LINES: usize = 200;
 /// How much of an engine's text a message quotes.
 pub(crate) const ENGINE_TEXT: usize = 80;
 
@@ -76,7 +81,12 @@ pub(super) struct Process {
 }
 
 impl Drop for Process {
+    /// Ends the engine's whole process group (a wrapper script's children, an engine's helpers), then the engine.
     fn drop(&mut self) {
+        #[cfg(unix)]
+        if let Some(group) = i32::try_from(self.child.id()).ok().and_then(rustix::process::Pid::from_raw) {
+            let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -84,7 +94,11 @@ impl Drop for Process {
 
 impl Process {
     pub fn start(command: &[String], log: Option<&StderrLog>) -> Result<Process, Fault> {
-        let mut child = Command::new(&command[0])
+        let mut engine = Command::new(&command[0]);
+        // A group of its own, which Drop ends whole.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut engine, 0);
+        let mut child = engine
             .args(&command[1..])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -108,11 +122,21 @@ impl Process {
         let stderr_tail = Arc::new(Mutex::new(VecDeque::new()));
         let (tail, log) = (stderr_tail.clone(), log.cloned());
         std::thread::spawn(move || {
+            let (mut logged, mut held_back, mut left_out) = (0, VecDeque::new(), 0u64);
             // A longer line comes in pieces: standard error is kept, not parsed.
             for_each_line(errors, MAX_LINE_BYTES, |line| {
                 let text = text_of(&line);
                 if let Some(log) = &log {
-                    log.append(&text);
+                    if logged < LOG_HEAD_BYTES {
+                        logged += log.label.len() + text.len() + 3;
+                        log.append(&text);
+                    } else {
+                        if held_back.len() == LOG_TAIL_LINES {
+                            held_back.pop_front();
+                            left_out += 1;
+                        }
+                        held_back.push_back(text.clone());
+                    }
                 }
                 let mut tail = tail.lock().unwrap_or_else(|e| e.into_inner());
                 if tail.len() == STDERR_KEPT {
@@ -120,7 +144,15 @@ impl Process {
                 }
                 tail.push_back(text);
                 true
-            })
+            });
+            if let Some(log) = &log {
+                if left_out > 0 {
+                    log.note(&format!(
+                        "{left_out} lines of standard error left out here (the log keeps head and tail)"
+                    ));
+                }
+                held_back.iter().for_each(|line| log.append(line));
+            }
         });
         Ok(Process { child, input, lines, stderr_tail, lines_this_move: 0 })
     }
@@ -159,6 +191,16 @@ impl Process {
                     return Err(self.crashed("crashed or closed its pipe".into()));
                 }
             }
+        }
+    }
+
+    /// The next line where it comes within `wait` (a line its engine wrote with the one before, say), else None.
+    pub fn receive_within(&mut self, wait: Duration) -> Result<Option<String>, Fault> {
+        match self.lines.recv_timeout(wait) {
+            Ok(Ok(line)) => Ok(Some(line)),
+            Ok(Err(problem)) => Err(Fault::new(problem)),
+            Err(RecvTimeoutError::Timeout) => Ok(None),
+            Err(RecvTimeoutError::Disconnected) => Err(self.crashed("crashed or closed its pipe".into())),
         }
     }
 
