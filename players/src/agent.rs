@@ -31,7 +31,8 @@ pub trait Agent {
     }
     /// Where an external program's standard error goes (the harness's own players print none).
     fn keep_stderr(&mut self, _log: crate::engine::StderrLog) {}
-    /// An error unless the agent plays `rules`.
+    /// An error unless the agent plays `rules` (by default, unless they are [`Agent::rules`] where it names any;
+    /// an agent that plays a family of rules says so itself).
     fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
         match self.rules() {
             Some(own) if own != *rules => Err(AgentError::OtherRules { agent: self.name(), own, asked: *rules }),
@@ -46,6 +47,9 @@ impl Agent for Box<dyn Agent> {
     }
     fn rules(&self) -> Option<Rules> {
         (**self).rules()
+    }
+    fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
+        (**self).check_rules(rules)
     }
     fn keep_stderr(&mut self, log: crate::engine::StderrLog) {
         (**self).keep_stderr(log)

@@ -79,6 +79,9 @@ impl<A: Agent> Agent for EndgameAgent<A> {
     fn rules(&self) -> Option<Rules> {
         self.inner.rules()
     }
+    fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
+        self.inner.check_rules(rules)
+    }
     fn keep_stderr(&mut self, log: crate::engine::StderrLog) {
         self.inner.keep_stderr(log)
     }

@@ -321,11 +321,9 @@ impl PatternEngine {
 
     /// Searches the position for its side to move (which has a legal move) under standard 8x8 rules.
     pub fn search(&mut self, rules: &Rules, game: &Game) -> Result<EngineSearch, AgentError> {
+        self.check_rules(rules)?;
         let name = self.name();
         let refuse = |message: String| AgentError::Failed { agent: name.clone(), message };
-        if rules.size != 8 || rules.objective != Objective::MostDiscs {
-            return Err(refuse(format!("the pattern evaluation is fitted for 8x8 most-discs Othello, not {rules}")));
-        }
         let pos = game.position();
         let Status::Moves(moves) = game.status() else {
             return Err(refuse("no legal move to search".into()));
@@ -409,6 +407,17 @@ impl Agent for PatternEngine {
         match crate::agent::forced_move(game)? {
             Some(pass) => Ok(pass),
             None => Ok(Move::Play(self.search(&game.rules, game)?.best)),
+        }
+    }
+
+    /// Any 8x8 rules where most discs win (other starts and scorings included): what the evaluation was fitted on.
+    fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
+        match rules.size == 8 && rules.objective == Objective::MostDiscs {
+            true => Ok(()),
+            false => Err(AgentError::Failed {
+                agent: self.name(),
+                message: format!("the pattern evaluation is fitted for 8x8 most-discs Othello, not {rules}"),
+            }),
         }
     }
 }

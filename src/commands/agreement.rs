@@ -27,6 +27,15 @@ pub fn agreement(a: AgreementArgs) -> Result<()> {
     let path = othello_net::resolve_checkpoint(std::path::Path::new(&a.model))?;
     let device = othello_net::DeviceChoice::Flex.device()?;
     let (net, info) = othello_net::load_checkpoint(&path, None, &device)?;
+    // WTHOR's games are 8x8 Othello: a network of other rules would be scored on a board it never saw.
+    if let Some(trained) = &info.training {
+        let rules: othello_core::Rules = trained.rules.parse()?;
+        anyhow::ensure!(
+            rules == othello_core::Rules::othello(),
+            "{}: a network of {rules}; WTHOR's games are 8x8 Othello",
+            path.display()
+        );
+    }
     let mut all = read_wthor_games(&a.wthor)?;
     all.truncate(a.games);
     anyhow::ensure!(!all.is_empty(), "no games in the WTHOR files");

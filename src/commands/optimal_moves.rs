@@ -104,6 +104,8 @@ fn agent_on_wthor(spec: &AgentSpec, a: &OptimalMovesArgs) -> Result<()> {
     let positions = othello_eval::wthor_positions(&games, empties, a.positions, a.seed);
     anyhow::ensure!(!positions.is_empty(), "no position with {empties} empties and a choice of moves in these games");
     let mut agent = spec.agent(a.seed)?;
+    // WTHOR's positions are 8x8 Othello: an agent of other rules is refused before any position is solved.
+    agent.check_rules(&othello_core::Rules::othello())?;
     let mut report = Report::new();
     let solutions = solve_with_progress(&positions, a.threads, &mut |e| report.event(e))?;
     report.finish();
