@@ -50,11 +50,14 @@ pub fn not_negative(text: &str) -> Result<f64, String> {
     }
 }
 
-/// Seconds, more than 0 (a time limit, a measurement's length).
+/// The longest time a seconds flag takes: a year (more is a mistyped number, and would overflow a deadline).
+const MAX_SECONDS: f64 = 365.0 * 86_400.0;
+
+/// Seconds, more than 0 and at most a year (a time limit, a measurement's length).
 pub fn seconds(text: &str) -> Result<std::time::Duration, String> {
     match text.parse::<f64>() {
-        Ok(x) if x > 0.0 => std::time::Duration::try_from_secs_f64(x).map_err(|_| "too many seconds".into()),
-        Ok(_) => Err("expected seconds, more than 0".into()),
+        Ok(x) if x > 0.0 && x <= MAX_SECONDS => Ok(std::time::Duration::from_secs_f64(x)),
+        Ok(_) => Err(format!("expected seconds, more than 0, at most {MAX_SECONDS} (a year)")),
         Err(_) => Err(format!("'{text}' is not a number")),
     }
 }

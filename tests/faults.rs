@@ -82,6 +82,38 @@ fn counts_and_limits_past_any_use_are_refused_by_name() {
         (vec!["perft", "100"], "100 is not in 0..=21"),
         (vec!["run", "--run", "/nonexistent", "--minutes", "1e300"], "to 525600 minutes (a year)"),
         (vec!["train", "--run", "/nonexistent", "--minutes", "1e300"], "to 525600 minutes (a year)"),
+        // Past a year a deadline overflows; past these depths a benchmark runs for ever; zero sizes and counts
+        // measure nothing (burn panicked on a network of no filters).
+        (vec!["solve", "--time", "1e19", "f5d6c3"], "'--time <TIME>': expected seconds, more than 0, at most 31536000"),
+        (vec!["openings", "--seconds", "1e19", "--out", "/nonexistent/o"], "at most 31536000 (a year)"),
+        (vec!["bench", "net", "--filters", "0"], "'--filters <FILTERS>': expected 1 or more"),
+        (vec!["bench", "train", "--filters", "0"], "'--filters <FILTERS>': expected 1 or more"),
+        (vec!["bench", "perft", "--depth", "100"], "100 is not in 1..=21"),
+        (vec!["bench", "pattern", "--depth", "100"], "100 is not in 1..=40"),
+        (vec!["bench", "random", "--games", "0"], "'--games <GAMES>': expected 1 or more"),
+        // Players and networks of other rules are refused before anything is played or solved.
+        (
+            vec!["arena", "--out", "/nonexistent/a", "--agents", "pattern:depth=1", "random", "--rules", "othello,6x6"],
+            "the pattern evaluation is fitted for 8x8 most-discs Othello, not othello,6x6",
+        ),
+        (
+            vec!["agreement", "--model", "networks/othello-6x6/model.bpk", "--wthor", "data/wthor/WTH_1985.wtb"],
+            "a network of othello,6x6; WTHOR's games are 8x8 Othello",
+        ),
+        (
+            vec![
+                "optimal-moves",
+                "--agent",
+                "net:model=networks/othello-6x6/model.bpk,sims=1",
+                "--wthor",
+                "data/wthor/WTH_1985.wtb",
+            ],
+            "plays only othello,6x6, not othello",
+        ),
+        (
+            vec!["fit-eval", "x.wtb", "--out", "/nonexistent/w", "--epochs", "0"],
+            "'--epochs <EPOCHS>': expected 1 or more",
+        ),
     ]);
     // A node limit far below the interval at which limits are checked still stops the solve near it.
     let o = run_with(&["solve", "--nodes", "1000", "f5d6c3"], b"");

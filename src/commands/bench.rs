@@ -25,7 +25,7 @@ pub enum BenchCommand {
     /// Uniformly random full games from the start position on one core (seeded PCG).
     Random {
         /// Games per kernel.
-        #[arg(long, default_value_t = 2_000_000)]
+        #[arg(long, value_parser = crate::flags::positive::<u64>, default_value_t = 2_000_000)]
         games: u64,
         /// Seeds the games.
         #[arg(long, default_value_t = 1)]
@@ -34,7 +34,7 @@ pub enum BenchCommand {
         #[arg(long)]
         kernel: Option<KernelKind>,
         /// Repeat and keep the fastest run.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, value_parser = crate::flags::positive::<u32>, default_value_t = 3)]
         repeat: u32,
     },
     /// Network inference: positions/s and GFLOP/s, next to a large matrix product's GFLOP/s in the same run.
@@ -43,10 +43,10 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 4)]
         blocks: usize,
         /// Filters (channels) of each block.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, value_parser = crate::flags::positive::<usize>, default_value_t = 64)]
         filters: usize,
         /// Positions a batch.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, value_parser = crate::flags::positive::<usize>, default_value_t = 64)]
         batch: usize,
         /// Seconds per measurement.
         #[arg(long, default_value = "5", value_parser = crate::flags::seconds)]
@@ -62,26 +62,26 @@ pub enum BenchCommand {
         #[arg(long, default_value_t = 4)]
         blocks: usize,
         /// Filters (channels) of each block.
-        #[arg(long, default_value_t = 64)]
+        #[arg(long, value_parser = crate::flags::positive::<usize>, default_value_t = 64)]
         filters: usize,
         /// Positions a batch.
-        #[arg(long, default_value_t = 256)]
+        #[arg(long, value_parser = crate::flags::positive::<usize>, default_value_t = 256)]
         batch: usize,
         /// Seconds per measurement.
         #[arg(long, default_value = "10", value_parser = crate::flags::seconds)]
         seconds: std::time::Duration,
         /// Measurements of each kind, taken in turn; the best of each is reported.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, value_parser = crate::flags::positive::<u32>, default_value_t = 3)]
         rounds: u32,
     },
     /// The pattern engine's midgame search on one core: the first POSITIONS shipped balanced openings searched to
     /// DEPTH plies (a fresh table each), nodes per second per kernel.
     Pattern {
-        /// Plies searched (perft: plies counted).
-        #[arg(long, default_value_t = 12)]
+        /// Plies searched, 1 to 40 (as `pattern:depth=`).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=40), default_value_t = 12)]
         depth: u32,
         /// Openings searched.
-        #[arg(long, default_value_t = 20)]
+        #[arg(long, value_parser = crate::flags::positive::<usize>, default_value_t = 20)]
         positions: usize,
         /// Only this kernel (default: every kernel the CPU has).
         #[arg(long)]
@@ -89,8 +89,8 @@ pub enum BenchCommand {
     },
     /// Perft from the start position on one core, leaves convention (Egaroucid mode 1) by default.
     Perft {
-        /// Plies searched (perft: plies counted).
-        #[arg(long, default_value_t = 11)]
+        /// Plies counted, 1 to 21 (as `perft`: past that the count no longer fits 64 bits).
+        #[arg(long, value_parser = clap::value_parser!(u32).range(1..=21), default_value_t = 11)]
         depth: u32,
         /// How passes and finished games count: edges, leaves or no-pass (see `perft --help`).
         #[arg(long, default_value = "leaves")]
@@ -99,7 +99,7 @@ pub enum BenchCommand {
         #[arg(long)]
         kernel: Option<KernelKind>,
         /// Repeat and keep the fastest run.
-        #[arg(long, default_value_t = 3)]
+        #[arg(long, value_parser = crate::flags::positive::<u32>, default_value_t = 3)]
         repeat: u32,
     },
 }

@@ -25,8 +25,8 @@ pub struct FitEvalArgs {
     /// Where to write the weights (the crate ships core/src/pattern/weights.bin).
     #[arg(long)]
     out: PathBuf,
-    /// Passes over the training positions.
-    #[arg(long, default_value_t = 400)]
+    /// Passes over the training positions (1 or more: none would write untrained weights).
+    #[arg(long, value_parser = crate::flags::positive::<u32>, default_value_t = 400)]
     epochs: u32,
     /// Ridge penalty in pseudo-samples per weight.
     #[arg(long, default_value_t = 16.0, value_parser = crate::flags::not_negative)]
