@@ -132,6 +132,12 @@ impl RunConfig {
     }
 
     fn read_for_run(run: &RunDir, explicit: Option<&Path>, create: bool) -> Result<(RunConfig, String)> {
+        // The evaluation names the run's checkpoints in agent specs, whose quoted values cannot hold a quote.
+        anyhow::ensure!(
+            !run.root().to_string_lossy().contains('"'),
+            "{}: a run directory's path may not hold '\"' (agent specs name its checkpoints within quotes)",
+            run.root().display()
+        );
         let own = run.config();
         let read = |p: &Path| std::fs::read_to_string(p).with_context(|| format!("reading {}", p.display()));
         let given = explicit.map(|p| read(p).map(|text| (text, p.display().to_string()))).transpose()?;
@@ -412,8 +418,7 @@ mod tests {
         let err = player.parse::<othello_players::AgentSpec>().unwrap().agent(1).err().unwrap();
         assert!(err.to_string().contains("checkpoint x: neither a checkpoint"), "{err}");
         // The search settings are a section of self-play's, and every one a player reads reaches it.
-        let mcts =
-            "[selfplay.mcts]\nc_puct = 2.5\nfpu_reduction = 0.1\ngumbel_q_scale = 0.3\ngumbel_q_rescale = true\n";
+        let mcts = "[selfplay.mcts]\ncpuct = 2.5\nfpu_reduction = 0.1\ngumbel_q_scale = 0.3\ngumbel_q_rescale = true\n";
         let config = RunConfig::parse(mcts, "m.toml").unwrap();
         assert_eq!(config.selfplay.mcts.cpuct, 2.5);
         let player = othello_players::AgentSpec::net("x", config.player_search()).to_string();

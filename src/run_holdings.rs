@@ -37,9 +37,12 @@ pub fn check(run: &RunDir, config: &RunConfig, origin: &str) -> Result<()> {
             return Err(differs(&format!("checkpoints of {}", info.architecture), &what, &path));
         }
     }
-    if let Some(path) = newest_shard(&run.replay()) {
-        let shard = Shard::read(&path)?;
-        if let Some(held) = shard.rules.first().map(|&packed| unpack_rules(packed)).filter(|held| *held != rules) {
+    // The newest shard that reads (a damaged one is the stages' to report and skip). Its scoring may differ:
+    // WTHOR's games, imported into 8x8 Othello runs, keep the empties-to-the-winner margins they were recorded with.
+    let newest = shards_newest_first(&run.replay()).find_map(|p| Some((p.clone(), Shard::read(&p).ok()?)));
+    if let Some((path, shard)) = newest {
+        let held = shard.rules.first().map(|&packed| Rules { scoring: rules.scoring, ..unpack_rules(packed) });
+        if let Some(held) = held.filter(|held| *held != rules) {
             return Err(differs(&format!("games of {held}"), &format!("rules = \"{}\"", config.rules), &path));
         }
     }
@@ -48,20 +51,20 @@ pub fn check(run: &RunDir, config: &RunConfig, origin: &str) -> Result<()> {
 
 /// Whether `run` holds games or checkpoints: then its config is part of it.
 pub fn holds_anything(run: &RunDir) -> bool {
-    othello_net::newest_checkpoint(&run.models()).is_some() || newest_shard(&run.replay()).is_some()
+    othello_net::newest_checkpoint(&run.models()).is_some() || shards_newest_first(&run.replay()).next().is_some()
 }
 
-/// The replay shard written last (skipping files being written).
-fn newest_shard(replay: &Path) -> Option<PathBuf> {
-    let entries = std::fs::read_dir(replay).ok()?;
-    entries
-        .filter_map(|e| e.ok())
+/// The replay shards, the last written first (files being written left out).
+fn shards_newest_first(replay: &Path) -> impl Iterator<Item = PathBuf> {
+    let entries = std::fs::read_dir(replay).into_iter().flatten().filter_map(|e| e.ok());
+    let mut shards: Vec<_> = entries
         .filter(|e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
             name.ends_with(".npz") && !name.starts_with('.')
         })
         .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
-        .max()
-        .map(|(_, path)| path)
+        .collect();
+    shards.sort();
+    shards.into_iter().rev().map(|(_, path)| path)
 }

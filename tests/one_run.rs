@@ -123,6 +123,13 @@ fn a_run_keeps_its_rules_and_network_whatever_its_config_says() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success() && err.contains("holds games or checkpoints but no config.toml"), "{err}");
     assert!(!run.config().exists());
+    // A quote in the run's path would break the specs that name its checkpoints: refused by every stage.
+    let quoted = scratch.path().join("a\"b");
+    std::fs::create_dir_all(&quoted).unwrap();
+    for stage in ["selfplay", "train", "evaluate"] {
+        let out = bin().args([stage, "--run", quoted.to_str().unwrap()]).output().unwrap();
+        assert!(String::from_utf8_lossy(&out.stderr).contains("a run directory's path may not hold '\"'"), "{out:?}");
+    }
     // WTHOR's 8x8 games go into 8x8 Othello runs alone.
     std::fs::write(run.config(), &config).unwrap();
     let wthor = common::data("wthor/WTH_1985.wtb");

@@ -164,10 +164,10 @@ impl Interrupted {
 
 fn run_stages(o: RunOptions) -> Result<()> {
     let run = o.run;
+    // Fix the run's config first, so every child reads the same file (a refused config leaves nothing behind).
+    let config = RunConfig::for_run(run, o.config)?;
     // One `run` a directory: a second would play every game again beside the first.
     let _run = othello_run::RoleLock::acquire(run, "run")?;
-    // Fix the run's config first, so every child reads the same file.
-    let config = RunConfig::for_run(run, o.config)?;
     if let Some(source) = o.warm_start {
         warm_start(run, &config, source)?;
     }

@@ -409,7 +409,7 @@ mod tests {
         assert_eq!(
             learning_summary(&eval, &searches).unwrap(),
             format!(
-                "{curve}{final_player}, 50.0% of 3 games against step 750 with 8 sims, 83.3% of 3 games \
+                "{curve}{final_player}, 50.0% of 3 games against step 750 with 8 simulations, 83.3% of 3 games \
                  against positional:depth=4, the solver's move 92.5%"
             )
         );

@@ -52,8 +52,8 @@ fn play_games(run: &RunDir, games: u64, threads: usize, worker_id: u32, config: 
     if std::env::var_os("RAYON_NUM_THREADS").is_none() {
         std::env::set_var("RAYON_NUM_THREADS", threads.to_string());
     }
-    let _worker = othello_run::RoleLock::acquire(run, &format!("selfplay-{worker_id}"))?;
     let config = RunConfig::for_run(run, config)?;
+    let _worker = othello_run::RoleLock::acquire(run, &format!("selfplay-{worker_id}"))?;
     let until_stopped = games == 0;
     let games = if until_stopped { worker::MAX_GAMES_PER_WORKER } else { games };
     let opts = WorkerOptions {

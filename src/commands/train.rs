@@ -43,8 +43,8 @@ fn train_run(
     minutes: Option<f64>,
     exit_when_starved: bool,
 ) -> Result<()> {
-    let _trainer = othello_run::RoleLock::acquire(run, "trainer")?;
     let (mut config, text) = RunConfig::text_for_run(run, config)?;
+    let _trainer = othello_run::RoleLock::acquire(run, "trainer")?;
     // `--steps` replaces the config's limit, 0 included (no limit).
     if let Some(steps) = steps {
         config.train.max_steps = steps;
