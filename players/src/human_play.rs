@@ -85,11 +85,19 @@ pub fn play_against_person(
             }
             Status::Moves(_) if game.position().side != person => {
                 let started = Instant::now();
-                let mv = agent.select_move(&game)?;
-                if game.push(mv).is_err() {
-                    return Err(HumanPlayError::IllegalAgentMove { agent: name, mv });
+                let played =
+                    agent.select_move(&game).map_err(HumanPlayError::from).and_then(|mv| match game.push(mv) {
+                        Ok(()) => Ok(mv),
+                        Err(_) => Err(HumanPlayError::IllegalAgentMove { agent: name.clone(), mv }),
+                    });
+                match played {
+                    Ok(mv) => writeln!(output, "{name} plays {mv} ({:.2} s)", started.elapsed().as_secs_f64())?,
+                    // The game so far is the person's, whatever stopped the agent.
+                    Err(error) => {
+                        writeln!(output, "transcript: {}", game.transcript())?;
+                        return Err(error);
+                    }
                 }
-                writeln!(output, "{name} plays {mv} ({:.2} s)", started.elapsed().as_secs_f64())?;
                 continue;
             }
             Status::Moves(legal) => writeln!(output, "legal moves: {}", legal.square_list())?,
@@ -280,8 +288,11 @@ mod tests {
                 Ok("a1".parse().unwrap())
             }
         }
+        let mut output = Vec::new();
         let result =
-            play_against_person(Game::new(Rules::othello()), Color::White, &mut Cheat, &b""[..], Vec::new(), false);
+            play_against_person(Game::new(Rules::othello()), Color::White, &mut Cheat, &b""[..], &mut output, false);
         assert!(matches!(result, Err(HumanPlayError::IllegalAgentMove { .. })), "{result:?}");
+        // The game so far is printed however it stops (here, before any move).
+        assert!(String::from_utf8(output).unwrap().ends_with("transcript: \n"));
     }
 }
