@@ -144,6 +144,10 @@ fn bad_input_gives_a_clear_error_not_a_panic() {
         assert!(err.contains(needle), "{args:?}: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // A huge argument is quoted clipped, not whole.
+    let huge = "Z".repeat(100_000);
+    let err = String::from_utf8_lossy(&run(&["show", &huge], "").stderr).into_owned();
+    assert!(err.contains("ZZZ...' is neither a board string") && err.len() < 1000, "{} bytes", err.len());
 }
 
 /// A reader that goes away early (`| head`) ends the process without a panic.

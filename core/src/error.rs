@@ -2,6 +2,15 @@
 
 use thiserror::Error;
 
+/// At most `chars` characters of someone else's text (a token, a line, an argument), for a message: a huge input
+/// is not repeated whole.
+pub fn clip(text: &str, chars: usize) -> String {
+    match text.char_indices().nth(chars) {
+        Some((end, _)) => format!("{}...", &text[..end]),
+        None => text.to_string(),
+    }
+}
+
 /// A malformed square, move, board string or transcript.
 #[derive(Debug, Error, Clone, PartialEq, Eq)]
 pub enum ParseError {
@@ -54,6 +63,17 @@ fn legal_hint(legal: &str) -> String {
     } else {
         format!(" (legal: {legal})")
     }
+}
+
+/// A position given as text (a command's argument, a Python `Position`) that is neither reading of it.
+#[derive(Debug, Error, Clone, PartialEq, Eq)]
+pub enum PositionTextError {
+    /// A board string, but not one of the rules asked for.
+    #[error(transparent)]
+    Board(ParseError),
+    /// Both readings failed: why for each, since either may be the one meant (the text clipped).
+    #[error("'{text}' is neither a board string ({board}) nor a legal transcript ({transcript})")]
+    Neither { text: String, board: Box<ParseError>, transcript: Box<GameError> },
 }
 
 /// A transcript that does not replay: the move number (1-based, passes included) and the reason.

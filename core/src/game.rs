@@ -4,7 +4,7 @@ use std::fmt::Write;
 
 use rand::Rng;
 
-use crate::error::{GameError, ParseError};
+use crate::error::{GameError, ParseError, PositionTextError};
 use crate::position::Position;
 use crate::rules::{Outcome, Rules, Status};
 use crate::square::Move;
@@ -76,6 +76,25 @@ impl Game {
     /// Parses and replays a transcript.
     pub fn from_transcript(rules: Rules, transcript: &str) -> Result<Game, GameError> {
         Game::replay(rules, &parse_transcript(transcript)?)
+    }
+
+    /// A position given as text: a board string if it reads as one (under `rules`, whose size must be the
+    /// board's; by default Othello at the board's size), else a transcript from the start of `rules` (default
+    /// Othello).
+    pub fn from_text(text: &str, rules: Option<Rules>) -> Result<Game, PositionTextError> {
+        let board = match Position::parse_board(text) {
+            Ok((position, size)) => {
+                let rules = Rules::for_board(rules, size).map_err(PositionTextError::Board)?;
+                rules.check_position(&position).map_err(PositionTextError::Board)?;
+                return Ok(Game::from_position(rules, position));
+            }
+            Err(e) => e,
+        };
+        Game::from_transcript(rules.unwrap_or_default(), text).map_err(|transcript| PositionTextError::Neither {
+            text: crate::clip(text, 80),
+            board: Box::new(board),
+            transcript: Box::new(transcript),
+        })
     }
 
     /// Plays `moves` in order, inserting forced passes that were left out. Errors number the moves as given.

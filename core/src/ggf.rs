@@ -114,9 +114,12 @@ fn board_value(pos: &Position, size: u8) -> String {
 pub fn parse_ggf(text: &str) -> Vec<Result<GgfGame, GgfError>> {
     let mut games = Vec::new();
     let mut rest = text;
+    // Lines counted as the records are read, each newline once (counting from the start each time was quadratic).
+    let (mut line, mut counted_to) = (1, 0);
     while let Some(start) = rest.find("(;") {
         let offset = text.len() - rest.len() + start;
-        let line = text[..offset].matches('\n').count() + 1;
+        line += text[counted_to..offset].matches('\n').count();
+        counted_to = offset;
         let body_start = start + 2;
         match find_record_end(&rest[body_start..]) {
             RecordEnd::Closed(end) => {
@@ -191,6 +194,13 @@ fn parse_record(body: &str, line: usize) -> Result<GgfGame, GgfError> {
         }
     }
     let find = |k: &str| properties.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_str());
+    // A property given twice with two values would leave the game's rules to whichever is read.
+    for key in ["GM", "TY", "BO"] {
+        let values: Vec<&str> = properties.iter().filter(|(k, _)| k == key).map(|(_, v)| v.trim()).collect();
+        if let Some(other) = values.iter().find(|v| **v != values[0]) {
+            return Err(err(format!("{key} given twice: '{}' and '{}'", clip(values[0]), clip(other))));
+        }
+    }
     if let Some(gm) = find("GM") {
         if !gm.eq_ignore_ascii_case("othello") {
             return Err(err(format!("game '{gm}' is not Othello")));
@@ -204,6 +214,14 @@ fn parse_record(body: &str, line: usize) -> Result<GgfGame, GgfError> {
                 rules.objective = Objective::FewestDiscs;
             }
             let digits: String = ty.trim().chars().take_while(char::is_ascii_digit).collect();
+            // The variant letters GGS writes after the size: `a` the anti-game, `r` a random start (its board in BO).
+            let letters = &ty.trim()[digits.len()..];
+            if let Some(unknown) = letters.chars().find(|c| !matches!(c, 'a' | 'r')) {
+                return Err(err(format!(
+                    "TY[{}]: unknown variant '{unknown}' (known: a, the anti-game; r, a random start)",
+                    clip(ty)
+                )));
+            }
             match digits.parse::<u8>() {
                 Ok(size) => Some(size),
                 Err(_) if digits.is_empty() => None,
@@ -245,8 +263,9 @@ fn read_value(s: &str) -> Option<(String, usize)> {
     None
 }
 
+/// How much of a record's text a message quotes.
 fn clip(s: &str) -> String {
-    s.chars().take(20).collect()
+    crate::clip(s, 20)
 }
 
 #[cfg(test)]
@@ -342,6 +361,23 @@ RW[2637.09]TI[15:00//02:00]TY[8]RE[+64.000]BO[8 -------- -------- -------- ---O*
         // A `(;` inside a value is text, not a new record.
         let quoted = parse_ggf("(;GM[Othello]PB[a (; b]B[f5];)");
         assert_eq!(quoted[0].as_ref().unwrap().property("PB"), Some("a (; b"));
+    }
+
+    /// A type with letters GGS does not write, or two types (or boards) that disagree, are refused by name.
+    #[test]
+    fn unknown_variants_and_contradictions_are_refused() {
+        for (record, message) in [
+            ("(;GM[Othello]TY[8zz]B[f5];)", "TY[8zz]: unknown variant 'z'"),
+            ("(;GM[Othello]TY[8]TY[6]B[f5];)", "TY given twice: '8' and '6'"),
+            ("(;GM[Othello]GM[Chess]B[f5];)", "GM given twice"),
+        ] {
+            let games = parse_ggf(record);
+            let e = games[0].as_ref().unwrap_err();
+            assert!(e.message.contains(message), "{record}: {e}");
+        }
+        // The same value twice says nothing new; GGS's own letters are read.
+        assert!(parse_ggf("(;GM[Othello]TY[8]TY[8]B[f5];)")[0].is_ok());
+        assert!(parse_ggf("(;GM[Othello]TY[8r]B[f5];)")[0].is_ok());
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub mod wthor;
 
 pub use bitboard::Bitboard;
 pub use color::Color;
-pub use error::{GameError, IllegalMove, ParseError};
+pub use error::{clip, GameError, IllegalMove, ParseError, PositionTextError};
 pub use game::{parse_transcript, Game};
 pub use kernel::KernelKind;
 pub use perft::{perft, Convention};

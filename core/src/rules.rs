@@ -166,6 +166,16 @@ impl Rules {
         }
     }
 
+    /// The rules of a board of `size` squares a side: `rules` if given, whose size must be the board's (a board is
+    /// not silently played under other rules than those asked for), else Othello at the board's size.
+    pub fn for_board(rules: Option<Rules>, size: u8) -> Result<Rules, ParseError> {
+        match rules {
+            Some(rules) if rules.size != size => Err(ParseError::BoardSize { size, rules_size: rules.size }),
+            Some(rules) => Ok(rules),
+            None => Rules::othello().with_size(size),
+        }
+    }
+
     /// Checks that a position fits the board.
     pub fn check_position(&self, pos: &Position) -> Result<(), ParseError> {
         if pos.occupied().0 & !self.mask() != 0 {

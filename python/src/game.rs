@@ -26,30 +26,8 @@ impl Position {
     #[pyo3(signature = (text = "", rules = None))]
     fn new(text: &str, rules: Option<&str>) -> PyResult<Position> {
         let rules = rules.map(parse_rules).transpose()?;
-        let board_error = match othello_core::Position::parse_board(text) {
-            Ok((position, size)) => {
-                let rules = match rules {
-                    Some(rules) if rules.size != size => {
-                        return Err(value_error(format!(
-                            "a {size}x{size} board under {}x{} rules",
-                            rules.size, rules.size
-                        )))
-                    }
-                    Some(rules) => rules,
-                    None => Rules::othello().with_size(size).map_err(value_error)?,
-                };
-                rules.check_position(&position).map_err(value_error)?;
-                return Ok(Position { rules, position, moves: vec![] });
-            }
-            Err(e) => e,
-        };
-        let rules = rules.unwrap_or_default();
-        match Game::from_transcript(rules, text) {
-            Ok(game) => Ok(Position { rules, position: *game.position(), moves: game.moves().to_vec() }),
-            Err(e) => Err(value_error(format!(
-                "'{text}' is neither a board string ({board_error}) nor a legal transcript ({e})"
-            ))),
-        }
+        let game = Game::from_text(text, rules).map_err(value_error)?;
+        Ok(Position { rules: game.rules, position: *game.position(), moves: game.moves().to_vec() })
     }
 
     /// The legal moves as square names (`d3`), or `["pass"]` where the rules force a pass; none once over.

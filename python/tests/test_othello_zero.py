@@ -176,7 +176,7 @@ def test_two_threads_step_two_environments():
     (lambda: Position("zz"), "neither a board string"),
     (lambda: Position("f5").play("f5"), "not a legal move"),
     (lambda: Position("f5").play("j9"), "move 'j9'"),
-    (lambda: Position("-" * 16 + " X", rules="othello"), "4x4 board under 8x8 rules"),
+    (lambda: Position("-" * 16 + " X", rules="othello"), "the board has 16 squares (4x4) but the rules want 64 (8x8)"),
     (lambda: perft(3, convention="nodes"), "convention 'nodes'"),
     (lambda: perft(30), "at most 21"),
     (lambda: perft(3, rules="othello,start=x"), "rules 'othello,start=x'"),

@@ -9,7 +9,7 @@ use othello_core::problem::Problem;
 use othello_core::solve::{solve_many, Limits, Mode, Progress, Solution, SolveError, Solver, Stage};
 use othello_core::{Move, Position, Rules};
 
-use crate::input::{parse_position, rules_for_board};
+use crate::input::parse_position;
 use crate::progress::ProgressDisplay;
 
 /// The display, also where a thread that held it panicked (it only draws).
@@ -123,7 +123,7 @@ fn solve_text_or_file(text: &str, file: Option<&Path>, rules: Option<Rules>, opt
     let mut lines = Vec::new();
     for (n, line) in content.lines().enumerate() {
         let Some(problem) = Problem::parse(line) else { continue };
-        let parsed = problem.map_err(anyhow::Error::from).and_then(|p| Ok((rules_for_board(rules, p.size)?, p)));
+        let parsed = problem.map_err(anyhow::Error::from).and_then(|p| Ok((Rules::for_board(rules, p.size)?, p)));
         lines.push((format!("line {}", n + 1), parsed));
     }
     let jobs: Vec<(Rules, Position)> =

@@ -261,13 +261,7 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
-/// At most `chars` characters of a peer's text, for a message: a huge token is not repeated whole.
-pub(crate) fn clip(text: &str, chars: usize) -> String {
-    match text.char_indices().nth(chars) {
-        Some((end, _)) => format!("{}...", &text[..end]),
-        None => text.to_string(),
-    }
-}
+pub(crate) use othello_core::clip;
 
 /// `d3`, `D3`, `pass`, `PA` (either case).
 pub fn parse_move(word: &str) -> Option<Move> {

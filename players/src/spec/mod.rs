@@ -480,7 +480,10 @@ impl Params {
     fn seconds(&self, key: &str) -> Result<Option<f64>, SpecError> {
         let valid = |s: &f64| *s > 0.0 && *s <= MAX_SECONDS;
         self.get(key)
-            .map(|v| v.parse::<f64>().ok().filter(valid).ok_or_else(|| self.bad(key, "seconds, more than 0")))
+            .map(|v| {
+                let expected = format!("seconds, more than 0, at most {MAX_SECONDS} (a day)");
+                v.parse::<f64>().ok().filter(valid).ok_or_else(|| self.bad(key, &expected))
+            })
             .transpose()
     }
 

@@ -105,6 +105,9 @@ fn each_failure_has_its_error() {
         let err = spec.parse::<AgentSpec>().expect_err(spec);
         assert!(same(&err, &expected), "{spec}: {err:?}, not {expected:?}");
     }
+    // A range is stated as it is checked.
+    let err = "engine:cmd=x,protocol=gtp,time=1e9".parse::<AgentSpec>().unwrap_err().to_string();
+    assert_eq!(err, "time=1e9: expected seconds, more than 0, at most 86400 (a day)");
 }
 
 #[test]
