@@ -1,16 +1,21 @@
 //! The Python package (`python/`), installed as a user installs it, `pip install ./python` (maturin builds the
 //! extension module from the workspace), into a virtual environment of its own under `target/tmp`, then its pytest
 //! suite: the environment against this binary's replay, perft against the published counts, the solver against
-//! the FFO suite, and every bad input.
+//! the FFO suite, every kind of player (GRhino installed from Debian for its own), the arena against this binary's
+//! `ratings`, and every bad input.
 
 use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::venv;
+use common::{grhino, venv};
+
+const TEST: &str = "the_python_package_passes_its_tests";
 
 #[test]
 fn the_python_package_passes_its_tests() {
+    // Every player kind is played, GRhino's where it can be installed (else that check is recorded as skipped).
+    let grhino = grhino(TEST);
     let python = venv("python-package-venv", "requirements-package.txt");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     // A build directory of its own: the one `cargo test` holds is locked while the tests run.
@@ -25,11 +30,20 @@ fn the_python_package_passes_its_tests() {
         .args(["-m", "pip", "install", "--quiet", "--no-build-isolation", "--no-deps", "--force-reinstall"])
         .arg(repo.join("python"))
         .env("CARGO_TARGET_DIR", &target)
+        // The tests check behaviour, not speed: a release build without the link-time work of a user's wheel
+        // (the whole network stack is compiled here from scratch).
+        .env("CARGO_PROFILE_RELEASE_LTO", "false")
+        .env("CARGO_PROFILE_RELEASE_CODEGEN_UNITS", "16")
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
         .env("PATH", path)
         .status()
         .unwrap();
     assert!(install.success(), "pip install ./python failed");
-    let out = Command::new(&python)
+    let mut pytest = Command::new(&python);
+    if let Some(program) = &grhino {
+        pytest.env("GRHINO", program);
+    }
+    let out = pytest
         .args(["-m", "pytest", "-q", "-p", "no:cacheprovider"])
         .arg(repo.join("python").join("tests"))
         .env("OTHELLO_ZERO_BIN", env!("CARGO_BIN_EXE_othello-zero"))

@@ -209,7 +209,42 @@ pub enum OpeningSource {
     RandomPlies(u32),
 }
 
+/// Why openings named by the command line or Python cannot be had.
+#[derive(Debug, Error)]
+pub enum OpeningSourceError {
+    #[error("{path}: {error}")]
+    Read { path: String, error: std::io::Error },
+    #[error("{path}: {error}")]
+    Parse { path: String, error: OpeningsError },
+    /// Random plies that end every game would be stored as games nobody played.
+    #[error("{plies}: a game of {rules} has at most {most} moves (expected fewer)")]
+    TooManyPlies { plies: u32, rules: Rules, most: u32 },
+}
+
 impl OpeningSource {
+    /// The openings `name`s: `shipped` (the repository's set for the rules, else `plies` random plies), `random`
+    /// (`plies` random plies), or an openings file's path.
+    pub fn named(name: &str, plies: u32, rules: &Rules) -> Result<OpeningSource, OpeningSourceError> {
+        let source = match name {
+            "shipped" => OpeningSource::default_for(rules, plies),
+            "random" => OpeningSource::RandomPlies(plies),
+            path => {
+                let read = |error| OpeningSourceError::Read { path: path.to_string(), error };
+                let text = std::fs::read_to_string(path).map_err(read)?;
+                let set = Openings::parse(&text, *rules)
+                    .map_err(|error| OpeningSourceError::Parse { path: path.to_string(), error })?;
+                OpeningSource::Set(set)
+            }
+        };
+        let most = rules.empties(&rules.start_position());
+        match source {
+            OpeningSource::RandomPlies(plies) if plies >= most => {
+                Err(OpeningSourceError::TooManyPlies { plies, rules: *rules, most })
+            }
+            source => Ok(source),
+        }
+    }
+
     /// The shipped balanced set for `rules` where there is one, else `plies` random plies.
     pub fn default_for(rules: &Rules, plies: u32) -> OpeningSource {
         Openings::shipped(rules).map_or(OpeningSource::RandomPlies(plies), OpeningSource::Set)

@@ -1,7 +1,7 @@
 //! Every kind of player: the agent spec that names one (`spec/`), the `Agent` trait, the baselines (random,
 //! greedy, a positional alpha-beta, pure MCTS with random rollouts, any of them with a perfect endgame), the pattern
 //! engine, trained networks (raw policy, or with their search), external engines over NBoard and GTP, and our
-//! agents served as such engines or playing a person. Measuring them is `othello-eval`'s.
+//! agents served as such engines or playing a person, and players the host process supplies (Python callables). Measuring them is `othello-eval`'s.
 
 pub mod agent;
 pub mod baselines;
@@ -9,6 +9,7 @@ pub mod engine;
 #[doc(hidden)]
 pub mod fuzz_checks;
 pub mod gtp;
+pub mod hosted;
 pub mod human_play;
 pub mod nboard;
 pub mod network_agent;

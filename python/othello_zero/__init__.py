@@ -1,20 +1,26 @@
-"""othello-zero from Python: a batched Othello environment, positions, the exact solver and perft, at Rust speed.
+"""othello-zero from Python: a batched Othello environment, positions, the exact solver, every player and the
+arena, at Rust speed.
 
 ``VecEnv`` steps many games at once, numpy in and out, in pgx's shape; ``Position`` is one game; ``solve`` and
-``perft`` are those of the ``othello-zero`` command line. A bad argument is a ``ValueError`` with the command line's
-one-line message.
+``perft`` are those of the ``othello-zero`` command line; ``Agent`` is any player an agent spec names, and ``arena``
+plays specs and Python functions against each other into an arena directory that ``othello-zero ratings`` reads. A
+bad argument is a ``ValueError`` with the command line's one-line message.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+import csv
+import json
+from pathlib import Path
+from typing import Any, Callable, NamedTuple, Sequence, Tuple, Union
 
 import numpy as np
 
-from ._core import Position, perft, solve
+from . import _core
+from ._core import Agent, Position, perft, solve
 from ._core import VecEnv as _VecEnv
 
-__all__ = ["VecEnv", "State", "Position", "solve", "perft"]
+__all__ = ["VecEnv", "State", "Position", "solve", "perft", "Agent", "Player", "ArenaResult", "arena"]
 
 
 class State(NamedTuple):
@@ -102,3 +108,51 @@ def _state(fields: dict) -> State:
         fields["observation"] = fields["observation"].view(np.bool_)
     fields["legal_action_mask"] = fields["legal_action_mask"].view(np.bool_)
     return State(**fields)
+
+
+#: A player of the arena: an agent spec (``"positional:depth=2"``), an ``Agent``, a function of a ``Position`` to
+#: a move (a square name such as ``"d3"``, ``"pass"``, or an action index), named by its ``__name__``, or such a
+#: function given as ``(name, function)``.
+Player = Union[str, Agent, Callable[[Position], Union[str, int]], Tuple[str, Callable[[Position], Union[str, int]]]]
+
+
+class ArenaResult(NamedTuple):
+    """What an arena directory holds once its games are played.
+
+    results: one dict a game, as ``results.csv`` has it: ``key``, ``pair``, ``black``, ``white``, ``opening``,
+        ``black_discs``, ``white_discs``, ``black_score`` (1, 0.5 or 0), ``ending`` (``normal`` or ``forfeit``),
+        ``reason``, ``moves``, ``black_seconds``, ``white_seconds``; its record is ``games/KEY.ggf``.
+    ratings: ``ratings.json``: ``anchor``, ``anchor_elo``, ``games`` and ``ratings``, best first, each with
+        ``player``, ``elo``, ``interval95``, ``std_error``, ``games`` and ``score``.
+    """
+
+    results: list[dict[str, Any]]
+    ratings: dict[str, Any]
+
+    def elo(self) -> dict[str, float]:
+        """Each player's Elo, by name (a function plays as ``python:name=NAME``)."""
+        return {row["player"]: row["elo"] for row in self.ratings["ratings"]}
+
+
+_NUMBERS: dict[str, Callable[[str], Any]] = {
+    "pair": int, "black_discs": int, "white_discs": int, "black_score": float, "black_seconds": float,
+    "white_seconds": float}
+
+
+def arena(players: Sequence[Player], out: str | Path, games: int = 20, rules: str = "othello", seed: int = 1,
+          openings: str = "shipped", opening_plies: int = 4, threads: int = 1,
+          gauntlet: Player | None = None) -> ArenaResult:
+    """Plays a round robin between ``players`` (with ``gauntlet``: that player against each of them), ``games`` a
+    pairing, into the arena directory ``out``, and rates them: the same directory as ``othello-zero arena`` writes
+    (results.csv, games/, ratings.csv, ratings.json), so that ``othello-zero ratings OUT`` reads it and a rerun
+    continues it. ``openings``: ``"shipped"``, ``"random"`` (``opening_plies`` random moves) or an openings file.
+    A function that raises or answers an illegal move forfeits that game (the first traceback is printed)."""
+    out = Path(out)
+    _core.arena(list(players), out, games, rules, seed, openings, opening_plies, threads, gauntlet)
+    with open(out / "results.csv", newline="") as f:
+        results: list[dict[str, Any]] = list(csv.DictReader(f))
+    for row in results:
+        for column, kind in _NUMBERS.items():
+            row[column] = kind(row[column])
+    ratings: dict[str, Any] = json.loads((out / "ratings.json").read_text())
+    return ArenaResult(results, ratings)

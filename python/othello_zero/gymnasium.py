@@ -4,9 +4,10 @@ The agent plays ``color`` (``"black"`` moves first); the opponent answers inside
 ``observation``, int8 (S, S, 2), the agent's discs then the opponent's, and ``action_mask``, int8 (S*S + 1,), the
 agent's legal actions. An action is a square index (``a1`` = 0, row by row) or the pass (S*S), legal exactly when
 the rules force it. The reward is +1 for a win, -1 for a loss, 0 for a draw, given on the step that ends the game;
-an illegal action ends the game at once with -1 (``info["illegal_action"]``). The opponent is ``"random"`` (a
-uniformly random legal move, seeded by ``reset``) or a callable given the ``Position`` and returning a move (a
-square name such as ``"d3"``, ``"pass"``, or an action index).
+an illegal action ends the game at once with -1 (``info["illegal_action"]``). The opponent is an agent spec
+(``"random"``, ``"positional:depth=2"``, ``"net:model=RUN,sims=100"``, ...; made again, seeded, by each ``reset``
+given a seed), an ``Agent``, or a callable given the ``Position`` and returning a move (a square name such as
+``"d3"``, ``"pass"``, or an action index).
 
 >>> from othello_zero.gymnasium import OthelloEnv
 >>> env = OthelloEnv(rules="othello,6x6", opponent="random")
@@ -21,12 +22,13 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
-from . import Position, State, VecEnv
+from . import Agent, Position, State, VecEnv
 
 __all__ = ["OthelloEnv", "Opponent"]
 
-#: An opponent: ``"random"``, or a function of the position to a move (square name, ``"pass"`` or action index).
-Opponent = Union[str, Callable[[Position], Union[str, int]]]
+#: An opponent: an agent spec, an ``Agent``, or a function of the position to a move (square name, ``"pass"`` or
+#: action index).
+Opponent = Union[str, Agent, Callable[[Position], Union[str, int]]]
 
 
 class OthelloEnv(gymnasium.Env):
@@ -38,15 +40,18 @@ class OthelloEnv(gymnasium.Env):
                  render_mode: str | None = None) -> None:
         if color not in ("black", "white"):
             raise ValueError(f"color '{color}': expected 'black' or 'white'")
-        if not callable(opponent) and opponent != "random":
-            raise ValueError(f"opponent '{opponent}': expected 'random' or a function of a Position to a move")
+        if not callable(opponent) and not isinstance(opponent, (str, Agent)):
+            raise ValueError(f"opponent {opponent!r}: expected an agent spec, an Agent or a function of a Position "
+                             "to a move")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode '{render_mode}': expected one of {self.metadata['render_modes']}")
         self.render_mode = render_mode
         self._game = VecEnv(rules, num_envs=1)
         self._rules = self._game.rules
         self._player = 0 if color == "black" else 1
-        self._opponent = opponent
+        self._spec = opponent if isinstance(opponent, str) else None
+        # A spec is made at once, so that a bad one is refused here, and again (seeded) by each seeded reset.
+        self._opponent = Agent(opponent) if isinstance(opponent, str) else opponent
         actions = self._game.num_actions
         self._size = int(round((actions - 1) ** 0.5))
         self.observation_space = spaces.Dict({
@@ -61,6 +66,8 @@ class OthelloEnv(gymnasium.Env):
               options: dict[str, Any] | None = None) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
         super().reset(seed=seed)
         self._state = self._game.reset(seed)
+        if self._spec is not None and seed is not None:
+            self._opponent = Agent(self._spec, seed)
         self._position = Position("", rules=self._rules)
         self._opponent_moves()
         return self._observation(), {}
@@ -83,11 +90,10 @@ class OthelloEnv(gymnasium.Env):
     def _opponent_moves(self) -> None:
         """The opponent's moves until the agent's turn or the end (a forced pass is a move)."""
         while not self._state.terminated[0] and int(self._state.current_player[0]) != self._player:
-            if callable(self._opponent):
-                self._play(self._action(self._opponent(self._position)))
+            if isinstance(self._opponent, Agent):
+                self._play(self._action(self._opponent.move(self._position)))
             else:
-                legal = np.flatnonzero(self._state.legal_action_mask[0])
-                self._play(int(self.np_random.choice(legal)))
+                self._play(self._action(self._opponent(self._position)))
 
     def _action(self, move: str | int) -> int:
         """The opponent's move as an action index; one that is not legal is a ValueError naming it."""

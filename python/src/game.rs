@@ -1,8 +1,10 @@
 //! One game: `Position` from a board string or a transcript, its moves, and the exact solver and perft on it.
 
+use numpy::ndarray::{Array1, Array3};
+use numpy::{IntoPyArray, PyArray1, PyArray3};
 use othello_core::perft::Convention;
 use othello_core::solve::{Limits, Mode, Solver};
-use othello_core::{Color, Game, Move, Rules, Status};
+use othello_core::{Color, Game, Move, Rules, Square, Status};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
@@ -15,6 +17,28 @@ pub struct Position {
     rules: Rules,
     position: othello_core::Position,
     moves: Vec<Move>,
+}
+
+impl Position {
+    /// The game a player is asked to move in: the moves from the start where they are known.
+    pub(crate) fn game(&self) -> PyResult<Game> {
+        if self.moves.is_empty() {
+            return Ok(Game::from_position(self.rules, self.position));
+        }
+        Game::replay(self.rules, &self.moves).map_err(value_error)
+    }
+
+    /// A player's view of `game`.
+    pub(crate) fn from_game(game: &Game) -> Position {
+        Position { rules: game.rules, position: *game.position(), moves: game.moves().to_vec() }
+    }
+
+    /// Whether each square, row by row, is in `discs`.
+    fn squares(&self, discs: othello_core::Bitboard) -> impl Iterator<Item = bool> + '_ {
+        let size = self.rules.size;
+        (0..size)
+            .flat_map(move |row| (0..size).map(move |col| Square::at(col, row).is_some_and(|sq| discs.contains(sq))))
+    }
 }
 
 #[pymethods]
@@ -39,9 +63,10 @@ impl Position {
         }
     }
 
-    /// The position after `mv` (a square name, or `pass`); an illegal move is a ValueError saying which are legal.
-    fn play(&self, mv: &str) -> PyResult<Position> {
-        let parsed: Move = mv.parse().map_err(|e| value_error(format!("move '{mv}': {e}")))?;
+    /// The position after `mv` (a square name, `pass`, or an action index as `VecEnv` numbers them); an illegal
+    /// move is a ValueError saying which are legal.
+    fn play(&self, mv: &Bound<'_, PyAny>) -> PyResult<Position> {
+        let parsed = move_of(mv, self.rules.size).map_err(|e| value_error(format!("move {e}")))?;
         let position = self.rules.play(&self.position, parsed).map_err(value_error)?;
         let mut moves = self.moves.clone();
         moves.push(parsed);
@@ -55,6 +80,30 @@ impl Position {
     /// Black's and white's discs.
     fn discs(&self) -> (u32, u32) {
         (self.position.black().count(), self.position.white().count())
+    }
+
+    /// As `VecEnv`'s default observation of one game: bool (S, S, 2), the side to move's discs, then the opponent's.
+    fn observation<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray3<bool>> {
+        let size = self.rules.size as usize;
+        let own = self.position.discs(self.position.side);
+        let cells: Vec<bool> = self
+            .squares(own)
+            .zip(self.squares(self.position.occupied()))
+            .flat_map(|(mine, any)| [mine, any && !mine])
+            .collect();
+        Array3::from_shape_vec((size, size, 2), cells).expect("S * S * 2 cells").into_pyarray(py)
+    }
+
+    /// As `VecEnv`'s mask of one game: bool (S * S + 1,), the legal squares row by row, then the pass.
+    fn legal_action_mask<'py>(&self, py: Python<'py>) -> Bound<'py, PyArray1<bool>> {
+        let status = self.rules.status(&self.position);
+        let legal = match status {
+            Status::Moves(m) => m,
+            _ => othello_core::Bitboard::default(),
+        };
+        let mut mask: Vec<bool> = self.squares(legal).collect();
+        mask.push(status == Status::MustPass);
+        Array1::from_vec(mask).into_pyarray(py)
     }
 
     /// `"black"` or `"white"`: the side to move.
@@ -93,6 +142,24 @@ impl Position {
 
     fn __eq__(&self, other: &Position) -> bool {
         self.rules == other.rules && self.position == other.position
+    }
+}
+
+/// A move given from Python: its name (`d3`, `pass`), or an action index as `VecEnv` numbers them (the last,
+/// S * S, the pass). The error names what was given.
+pub(crate) fn move_of(answer: &Bound<'_, PyAny>, size: u8) -> Result<Move, String> {
+    if let Ok(name) = answer.extract::<String>() {
+        return name.parse().map_err(|e| format!("'{name}': {e}"));
+    }
+    let squares = size as i64 * size as i64;
+    match answer.extract::<i64>() {
+        Ok(action) if action == squares => Ok(Move::Pass),
+        Ok(action) if (0..squares).contains(&action) => {
+            let sq = Square::at((action % size as i64) as u8, (action / size as i64) as u8);
+            sq.map(Move::Play).ok_or_else(|| format!("{action}: off the board"))
+        }
+        Ok(action) => Err(format!("{action}: expected an action from 0 to {squares}")),
+        Err(_) => Err(format!("{answer}: expected a move name ('d3', 'pass') or an action index")),
     }
 }
 

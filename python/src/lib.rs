@@ -1,8 +1,9 @@
 //! The `othello_zero._core` extension module: the batched environment ([`env::VecEnv`]), one game
-//! ([`game::Position`]), the exact solver and perft. `othello_zero/__init__.py` is its public face.
+//! ([`game::Position`]), the exact solver and perft, every player ([`agents::PyAgent`]) and the arena. `othello_zero/__init__.py` is its public face.
 
 use pyo3::prelude::*;
 
+mod agents;
 mod env;
 mod game;
 
@@ -22,5 +23,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<game::Position>()?;
     m.add_function(wrap_pyfunction!(game::solve, m)?)?;
     m.add_function(wrap_pyfunction!(game::perft, m)?)?;
+    m.add_class::<agents::PyAgent>()?;
+    m.add_function(wrap_pyfunction!(agents::arena, m)?)?;
     Ok(())
 }

@@ -72,6 +72,24 @@ def test_the_single_agent_environment_passes_gymnasiums_checker(rules, color):
     check_env(OthelloEnv(rules=rules, color=color, opponent=lambda p: p.legal_moves()[-1]), skip_render_check=True)
 
 
+def test_an_agent_spec_opponent_plays_as_the_agent_does():
+    """A spec opponent is the Agent of that spec: greedy's answers flip the most, and a seeded reset repeats."""
+    game = OthelloEnv(rules="othello", opponent="greedy", color="white")
+    firsts = []
+    for seed in (3, 3):
+        game.reset(seed=seed)
+        firsts.append(game._position.transcript)
+    assert firsts[0] == firsts[1] and firsts[0] in ("f5", "d3", "c4", "e6"), firsts
+    check_env(OthelloEnv(rules="othello,6x6", opponent="positional:depth=1"), skip_render_check=True)
+    game = OthelloEnv(rules="othello", opponent="greedy")
+    observation, _ = game.reset(seed=1)
+    before = game._position
+    observation, *_ = game.step(19)  # d3
+    after_agent = before.play("d3")
+    replies = {m: after_agent.play(m).discs()[1] for m in after_agent.legal_moves()}
+    assert game._position.discs()[1] == max(replies.values()), game._position.transcript
+
+
 def test_the_opponent_answers_within_the_step_and_the_reward_is_the_result():
     """Against an opponent that records what it is shown, every game alternates as the rules do: the opponent
     sees the position after the agent's move, and the final reward is the result by the discs."""
@@ -101,8 +119,10 @@ def test_illegal_actions_and_bad_opponents_are_refused():
     game = OthelloEnv(rules="othello")
     observation, _ = game.reset(seed=0)
     assert game.step(0)[1:] == (-1.0, True, False, {"illegal_action": 0})
-    with pytest.raises(ValueError, match="opponent 'greedy'"):
-        OthelloEnv(opponent="greedy")
+    with pytest.raises(ValueError, match="agent 'minimax': unknown agent"):
+        OthelloEnv(opponent="minimax")
+    with pytest.raises(ValueError, match="opponent 42"):
+        OthelloEnv(opponent=42)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="color 'red'"):
         OthelloEnv(color="red")
     with pytest.raises(ValueError, match="rules 'chess'|chess"):

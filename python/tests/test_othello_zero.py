@@ -231,11 +231,16 @@ def test_the_package_and_the_examples_type_check():
         assert checked.returncode == 0, checked.stdout + checked.stderr
 
 
-def test_the_readmes_example_runs(capsys):
-    """The README's Python example, as printed there: the environment's shapes, then FFO #42's exact result."""
+def test_the_readmes_example_runs(capsys, monkeypatch, tmp_path):
+    """The README's Python example, as printed there: the environment's shapes, FFO #42's exact result and a
+    pattern player's move, then the arena's ratings of a function against two specs."""
     readme = (REPO / "README.md").read_text()
     example = readme.split("```python\n")[1].split("```")[0]
+    monkeypatch.chdir(tmp_path)
     exec(compile(example, "README.md", "exec"), {})
-    shapes, solved = capsys.readouterr().out.splitlines()
+    shapes, solved, rated = capsys.readouterr().out.splitlines()
     assert shapes.startswith("(4096, 8, 8, 2) (4096, 65) ")
-    assert solved.startswith("{'score': 6, 'best_moves': ['g2']") and solved.endswith(" 3005288")
+    assert solved.startswith("{'score': 6, 'best_moves': ['g2']") and " 3005288 " in solved
+    assert solved.split()[-1] in Position(readme.split('oz.Position("')[1].split('"')[0]).legal_moves()
+    assert set(eval(rated)) == {"python:name=first", "greedy", "positional:depth=2"}
+    assert (tmp_path / "arena" / "ratings.json").exists()

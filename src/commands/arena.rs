@@ -7,7 +7,7 @@ use anyhow::Result;
 use othello_core::Rules;
 use othello_eval::arena::schedule;
 use othello_eval::matches::{self, MatchSetup, SprtOptions};
-use othello_eval::openings::{OpeningSource, Openings};
+use othello_eval::openings::{OpeningSource, OpeningSourceError};
 use othello_players::AgentSpec;
 
 use super::report::Report;
@@ -44,26 +44,10 @@ impl MatchArgs {
     }
 
     fn opening_source(&self, rules: &Rules) -> Result<OpeningSource> {
-        let source = self.named_opening_source(rules)?;
-        // Random plies that end every game would be stored as games nobody played.
-        let start_empties = rules.empties(&rules.start_position());
-        if let OpeningSource::RandomPlies(plies) = source {
-            anyhow::ensure!(
-                plies < start_empties,
-                "--opening-plies {plies}: a game of {rules} has at most {start_empties} moves (expected fewer)"
-            );
-        }
-        Ok(source)
-    }
-
-    fn named_opening_source(&self, rules: &Rules) -> Result<OpeningSource> {
-        Ok(match self.openings.as_str() {
-            "shipped" => OpeningSource::default_for(rules, self.opening_plies),
-            "random" => OpeningSource::RandomPlies(self.opening_plies),
-            path => {
-                let text = std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("--openings {path}: {e}"))?;
-                OpeningSource::Set(Openings::parse(&text, *rules).map_err(|e| anyhow::anyhow!("{path}: {e}"))?)
-            }
+        OpeningSource::named(&self.openings, self.opening_plies, rules).map_err(|e| match e {
+            OpeningSourceError::Read { .. } => anyhow::anyhow!("--openings {e}"),
+            OpeningSourceError::TooManyPlies { .. } => anyhow::anyhow!("--opening-plies {e}"),
+            OpeningSourceError::Parse { .. } => e.into(),
         })
     }
 }

@@ -65,6 +65,12 @@ impl AgentSpec {
                     .map_err(|message| AgentError::Spec { spec: self.to_string(), message })?;
                 Box::new(engine.playing_only(Rules::othello()))
             }
+            AgentKind::Python { name } => crate::hosted::make(name, seed).ok_or_else(|| AgentError::Spec {
+                spec: self.to_string(),
+                message: format!(
+                    "no Python player named '{name}' in this process (Python players play through othello_zero.arena)"
+                ),
+            })?,
         };
         Ok(match self.endgame {
             Some(k) => Box::new(EndgameAgent::new(inner, k, seed)),

@@ -63,6 +63,9 @@ pub enum AgentKind {
     /// `grhino:level=N[,cmd="PROGRAM"][,time=S][,startup=S][,total=S]`: GRhino's `gtp-rhino` at level N (1-5,
     /// default 3), found on the PATH or at Debian's `/usr/games` unless `cmd` names it; a move's time suits the level.
     Grhino { level: u32, cmd: Option<String>, time: EngineTime },
+    /// `python:name=N`: a player the host process registered under N ([`crate::hosted`]): a Python callable that
+    /// `othello_zero.arena` plays. N is letters, digits, `_`, `-` and `.`.
+    Python { name: String },
 }
 
 /// An external engine's time in seconds, each left out for its default: `time` a move (GRhino's level's own pace,
@@ -99,8 +102,8 @@ pub enum SpecError {
     TwoSuffixes,
     #[error(
         "unknown agent '{0}' (known: random, greedy, positional:depth=N, pattern:depth=N|time=S, mcts:sims=N, \
-         policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P, grhino:level=N; add +endgameK for a \
-         perfect endgame)"
+         policy:model=M, net:model=M,sims=N, engine:cmd=...,protocol=P, grhino:level=N, python:name=N; add \
+         +endgameK for a perfect endgame)"
     )]
     UnknownAgent(String),
     #[error("'{agent}' takes no parameters (got '{key}')")]
@@ -305,6 +308,14 @@ impl AgentKind {
                 let level = level.unwrap_or(crate::engine::grhino::DEFAULT_LEVEL);
                 AgentKind::Grhino { level, cmd: p.get("cmd").map(str::to_string), time: p.engine_time()? }
             }
+            "python" => {
+                p.allow("python", &["name"])?;
+                let name = p.required("python", "name")?;
+                if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c)) {
+                    return Err(p.bad_value("name", &name, "letters, digits, '_', '-' and '.'"));
+                }
+                AgentKind::Python { name }
+            }
             _ => return Err(SpecError::UnknownAgent(name.to_string())),
         })
     }
@@ -368,6 +379,7 @@ impl fmt::Display for AgentSpec {
                 params.extend(time.params());
                 ("grhino", params)
             }
+            AgentKind::Python { name } => ("python", vec![kv("name", Some(name.clone()))]),
         };
         f.write_str(name)?;
         let params: Vec<String> = params.into_iter().flatten().collect();

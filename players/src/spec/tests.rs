@@ -20,6 +20,7 @@ fn specs_round_trip() {
         "engine:cmd=\"edax -q\",protocol=nboard,depth=12,time=5,total=120",
         "grhino:level=3",
         "grhino:level=5,cmd=\"/opt/gtp-rhino\",time=900,startup=1,total=3600+endgame16",
+        "python:name=my_player.v2+endgame12",
     ] {
         let parsed: AgentSpec = spec.parse().unwrap_or_else(|e| panic!("{spec}: {e}"));
         assert_eq!(parsed.to_string(), spec);
@@ -91,6 +92,8 @@ fn each_failure_has_its_error() {
         ("engine:cmd=x,protocol=nboard,depth=61", value("depth", "61")),
         ("engine:cmd=x,protocol=nboard,total=0", value("total", "0")),
         ("grhino:level=6", value("level", "6")),
+        ("python:name=\"a b\"", value("name", "a b")),
+        ("python", SpecError::Missing { agent: "python", key: "name" }),
         ("grhino:level=0", value("level", "0")),
         (
             "grhino:depth=3",
