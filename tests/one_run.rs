@@ -1,6 +1,7 @@
 //! One run, one owner, one truth, with real processes: a second `selfplay --worker 0`, a second trainer, a second
-//! `run` stop at once naming the holder, and a holder killed with `kill -9` leaves its role to the next claimant; a
-//! run keeps the rules and the network its games and checkpoints were made with, whatever its config.toml says.
+//! `run`, a second arena on one directory stop at once naming the holder, and a holder killed with `kill -9` leaves
+//! its role to the next claimant; a run keeps the rules and the network its games and checkpoints were made with,
+//! whatever its config.toml says.
 
 use std::process::{Child, Output, Stdio};
 use std::time::Duration;
@@ -79,6 +80,27 @@ fn a_second_run_on_a_directory_stops_at_once() {
     refused(&second, "run", &first);
     first.kill().unwrap();
     first.wait().unwrap();
+}
+
+/// Two arenas (or an arena and an SPRT) playing into one directory would each play every missing game, and the
+/// games would be stored twice: the second stops at once, naming the first; once the first is gone, it continues.
+#[test]
+fn a_second_arena_on_a_directory_stops_at_once() {
+    let scratch = temp_run("one-arena");
+    let dir = scratch.path().join("arena");
+    let d = dir.to_str().unwrap();
+    let slow = ["arena", "--out", d, "--games", "2000", "--agents", "mcts:sims=20000", "random"];
+    let mut first = start(&slow);
+    let held = RunDir::new(&dir);
+    wait_for_holder(&held, "arena", &first);
+    let second = bin().args(["arena", "--out", d, "--games", "2", "--agents", "greedy", "random"]).output().unwrap();
+    refused(&second, "arena", &first);
+    let sprt = ["sprt", "--out", d, "--candidate", "greedy", "--baseline", "random", "--max-pairs", "1"];
+    refused(&bin().args(sprt).output().unwrap(), "arena", &first);
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let again = bin().args(["arena", "--out", d, "--games", "2", "--agents", "greedy", "random"]).output().unwrap();
+    assert!(again.status.success(), "{}", String::from_utf8_lossy(&again.stderr));
 }
 
 /// A 4x4 run with games and the trainer's first checkpoint, its config then edited: every stage refuses it, naming

@@ -48,7 +48,7 @@ pub fn play_scheduled(
     on_event: &mut dyn FnMut(Event),
 ) -> Result<(), ArenaError> {
     let dir = ArenaDir::new(out);
-    dir.claim(&setup.record())?;
+    let _held = dir.claim(&setup.record())?;
     dir.repair()?;
     // Every stored row, kept in memory as games end (the live standings fit them without rereading the file).
     let rows = Mutex::new(dir.read()?);
@@ -221,7 +221,7 @@ pub fn sprt(o: SprtOptions, on_event: &mut dyn FnMut(Event)) -> Result<Decision,
     }
     let candidate = o.candidate.to_string();
     let dir = ArenaDir::new(o.out);
-    dir.claim(&ArenaSetup { rules: o.rules.to_string(), seed: o.seed, openings: o.openings.describe() })?;
+    let _held = dir.claim(&ArenaSetup { rules: o.rules.to_string(), seed: o.seed, openings: o.openings.describe() })?;
     dir.repair()?;
     let stored: std::collections::HashMap<String, f64> = dir
         .read()?

@@ -31,6 +31,9 @@ pub trait Agent {
     }
     /// Where an external program's standard error goes (the harness's own players print none).
     fn keep_stderr(&mut self, _log: crate::engine::StderrLog) {}
+    /// The time on the agent's clock for its next move, as a front end keeps it (GTP's `time_left`, NBoard's game
+    /// time): a player with a time control spends it; the others play as they always do.
+    fn set_clock(&mut self, _clock: crate::thinking_time::Clock) {}
     /// An error unless the agent plays `rules` (by default, unless they are [`Agent::rules`] where it names any;
     /// an agent that plays a family of rules says so itself).
     fn check_rules(&self, rules: &Rules) -> Result<(), AgentError> {
@@ -53,6 +56,9 @@ impl Agent for Box<dyn Agent> {
     }
     fn keep_stderr(&mut self, log: crate::engine::StderrLog) {
         (**self).keep_stderr(log)
+    }
+    fn set_clock(&mut self, clock: crate::thinking_time::Clock) {
+        (**self).set_clock(clock)
     }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         (**self).select_move(game)

@@ -85,6 +85,9 @@ impl<A: Agent> Agent for EndgameAgent<A> {
     fn keep_stderr(&mut self, log: crate::engine::StderrLog) {
         self.inner.keep_stderr(log)
     }
+    fn set_clock(&mut self, clock: crate::thinking_time::Clock) {
+        self.inner.set_clock(clock)
+    }
     fn select_move(&mut self, game: &Game) -> Result<Move, AgentError> {
         let pos = game.position();
         let empties = game.rules.empties(pos);

@@ -1,12 +1,16 @@
 //! Any agent as a GTP engine for Othello, with Edax's commands: `boardsize`, `clear_board`, `play`, `genmove`,
-//! `undo`, `showboard` and the administrative ones. Every line is untrusted: one that does not parse gets a `?`
-//! reply naming the problem, and the session goes on.
+//! `undo`, `showboard`, the clock's `time_settings` and `time_left` (handed to the agent before each of its moves)
+//! and the administrative ones. Every line is untrusted: one that does not parse gets a `?` reply naming the
+//! problem, and the session goes on.
+
+use std::time::{Duration, Instant};
 
 use othello_core::{Bitboard, Color, Game, Move, Rules, Status};
 
 use crate::agent::Agent;
 use crate::engine::parse_move;
 use crate::serve::LineSession;
+use crate::thinking_time::Clock;
 
 const COMMANDS: [&str; 15] = [
     "protocol_version",
@@ -30,14 +34,22 @@ const COMMANDS: [&str; 15] = [
 pub struct GtpSession<A> {
     agent: A,
     game: Game,
+    /// Each colour's clock (black's first), as `time_settings` started it and `time_left` last set it, less the
+    /// time its moves took since; None without a time limit.
+    clocks: [Option<Clock>; 2],
+    /// The clock a new game starts with.
+    start_clock: Option<Clock>,
     pub finished: bool,
 }
+
+/// The most seconds a clock may be given: a year.
+const MAX_CLOCK_SECONDS: f64 = 365.0 * 86_400.0;
 
 impl<A: Agent> GtpSession<A> {
     /// A session on the agent's own rules where it has them (a network's), else Othello.
     pub fn new(agent: A) -> GtpSession<A> {
         let rules = agent.rules().unwrap_or(Rules::othello());
-        GtpSession { agent, game: Game::new(rules), finished: false }
+        GtpSession { agent, game: Game::new(rules), clocks: [None; 2], start_clock: None, finished: false }
     }
 
     pub fn game(&self) -> &Game {
@@ -87,13 +99,45 @@ impl<A: Agent> GtpSession<A> {
                 let rules = self.game.rules.with_size(size).map_err(|_| "unacceptable size".to_string())?;
                 self.agent.check_rules(&rules).map_err(|e| format!("unacceptable size: {e}"))?;
                 self.game = Game::new(rules);
+                self.clocks = [self.start_clock; 2];
                 Ok(String::new())
             }
             "clear_board" => {
                 self.game = Game::new(self.game.rules);
+                self.clocks = [self.start_clock; 2];
                 Ok(String::new())
             }
-            "komi" | "time_settings" | "time_left" => Ok(String::new()),
+            "komi" => Ok(String::new()),
+            "time_settings" => {
+                let [main, period, stones] = match args {
+                    [main, period, stones] => [seconds(main)?, seconds(period)?, count(stones)? as f64],
+                    _ => return Err("time_settings needs main time, byo-yomi time and byo-yomi stones".into()),
+                };
+                let duration = Duration::from_secs_f64;
+                // GTP: byo-yomi time without stones means no limit at all.
+                self.start_clock = if period > 0.0 && stones == 0.0 {
+                    None
+                } else if main > 0.0 {
+                    Some(Clock { left: duration(main), moves: None })
+                } else if period > 0.0 {
+                    Some(Clock { left: duration(period), moves: Some(stones as u32) })
+                } else {
+                    // No time at all: a move as fast as the agent can make it.
+                    Some(Clock { left: Duration::ZERO, moves: None })
+                };
+                self.clocks = [self.start_clock; 2];
+                Ok(String::new())
+            }
+            "time_left" => {
+                let colour = colour(args.first())?;
+                let (left, stones) = match args {
+                    [_, left, stones] => (seconds(left)?, count(stones)?),
+                    _ => return Err("time_left needs a color, the time left and the stones left".into()),
+                };
+                let moves = (stones > 0).then_some(stones);
+                self.clocks[colour as usize] = Some(Clock { left: Duration::from_secs_f64(left), moves });
+                Ok(String::new())
+            }
             "play" => {
                 let colour = colour(args.first())?;
                 let mv = args.get(1).and_then(|w| parse_move(w)).ok_or("invalid coordinate")?;
@@ -113,7 +157,13 @@ impl<A: Agent> GtpSession<A> {
                 if self.game.position().side != colour {
                     return Err("not this colour's turn".into());
                 }
+                let clock = self.clocks[colour as usize];
+                if let Some(clock) = clock {
+                    self.agent.set_clock(clock);
+                }
+                let started = Instant::now();
                 let mv = self.agent.select_move(&self.game).map_err(|e| e.to_string())?;
+                self.clocks[colour as usize] = clock.map(|c| c.after(started.elapsed()));
                 self.game.push(mv).map_err(|e| format!("the agent chose an illegal move: {e}"))?;
                 Ok(match mv {
                     Move::Play(sq) => sq.to_string(),
@@ -139,6 +189,19 @@ impl<A: Agent> GtpSession<A> {
     }
 }
 
+/// A time in seconds as a GTP controller sends it.
+fn seconds(word: &str) -> Result<f64, String> {
+    match word.parse::<f64>() {
+        Ok(s) if (0.0..=MAX_CLOCK_SECONDS).contains(&s) => Ok(s),
+        _ => Err(format!("'{}' is not a time in seconds from 0 to a year", crate::engine::clip(word, 20))),
+    }
+}
+
+/// A number of stones (moves) as a GTP controller sends it.
+fn count(word: &str) -> Result<u32, String> {
+    word.parse::<u32>().map_err(|_| format!("'{}' is not a number of stones", crate::engine::clip(word, 20)))
+}
+
 impl<A: Agent> LineSession for GtpSession<A> {
     fn replies(&mut self, line: &str) -> String {
         self.handle(line).unwrap_or_default()
@@ -152,7 +215,7 @@ impl<A: Agent> LineSession for GtpSession<A> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::GreedyAgent;
 
@@ -212,6 +275,59 @@ mod tests {
         assert_eq!(replies[0], "=1 ");
         assert!(replies[1].starts_with("? line is not UTF-8"), "{replies:?}");
         assert!(replies[2].starts_with("=3 ") && parse_move(&replies[2][3..]).is_some(), "{replies:?}");
+    }
+
+    /// Greedy play that keeps the clocks it is given.
+    pub(crate) struct Timed(pub GreedyAgent, pub Vec<Clock>);
+
+    impl Agent for Timed {
+        fn name(&self) -> String {
+            "timed".into()
+        }
+        fn select_move(&mut self, game: &Game) -> Result<Move, crate::AgentError> {
+            self.0.select_move(game)
+        }
+        fn set_clock(&mut self, clock: Clock) {
+            self.1.push(clock)
+        }
+    }
+
+    /// GTP 2's time commands (section 6.3.4): absolute time, Canadian byo-yomi, no limit, and `time_left`.
+    #[test]
+    fn the_controllers_clock_reaches_the_agent_before_each_move() {
+        let secs = Duration::from_secs_f64;
+        let mut s = GtpSession::new(Timed(GreedyAgent::new(3), vec![]));
+        s.handle("genmove b");
+        assert!(s.agent.1.is_empty(), "no clock without time_settings");
+        s.handle("clear_board");
+        assert_eq!(s.handle("time_settings 300 0 0").unwrap(), "= \n\n");
+        s.handle("genmove b");
+        assert_eq!(s.agent.1.pop(), Some(Clock { left: secs(300.0), moves: None }));
+        // Without time_left the session counts down itself.
+        s.handle("genmove w");
+        s.handle("genmove b");
+        let counted = s.agent.1.pop().unwrap();
+        assert!(counted.left < secs(300.0) && counted.left > secs(299.0), "{counted:?}");
+        assert_eq!(s.handle("time_left w 12.5 3").unwrap(), "= \n\n");
+        s.handle("genmove w");
+        assert_eq!(s.agent.1.pop(), Some(Clock { left: secs(12.5), moves: Some(3) }));
+        // A new game starts on the settings' clock; byo-yomi alone is its time for its stones.
+        s.handle("time_settings 0 30 10");
+        s.handle("clear_board");
+        s.handle("genmove b");
+        assert_eq!(s.agent.1.pop(), Some(Clock { left: secs(30.0), moves: Some(10) }));
+        // Byo-yomi time without stones: no limit.
+        s.handle("time_settings 0 30 0");
+        s.agent.1.clear();
+        s.handle("genmove w");
+        assert!(s.agent.1.is_empty());
+        for line in ["time_settings 1 2", "time_settings -1 0 0", "time_settings 1e30 0 0", "time_left b x 0"] {
+            let reply = s.handle(line).unwrap();
+            assert!(reply.starts_with('?'), "{line}: {reply}");
+        }
+        for line in ["time_left q 1 0", "time_left b 1 -2", "time_settings 5 0 x", "time_left b nan 0"] {
+            assert!(s.handle(line).unwrap().starts_with('?'), "{line}");
+        }
     }
 
     #[test]

@@ -18,10 +18,11 @@ pub mod positional;
 pub mod rollout_mcts;
 pub mod serve;
 pub mod spec;
+pub mod thinking_time;
 
 pub use agent::{Agent, AgentError};
 pub use baselines::{EndgameAgent, GreedyAgent, RandomAgent};
 pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;
 pub use rollout_mcts::RolloutMctsAgent;
-pub use spec::{AgentKind, AgentSpec, PatternBudget, SpecError, MAX_SCORE_UTILITY};
+pub use spec::{AgentKind, AgentSpec, PatternBudget, SpecError, TimeControl, MAX_SCORE_UTILITY};

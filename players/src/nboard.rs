@@ -1,6 +1,9 @@
 //! Any agent as an NBoard engine (protocol version 2, as NBoard and Edax speak it): the GUI sends the game with
 //! `set game`, moves with `move`, and asks for a move with `go`. Every line is untrusted: one that does not parse
-//! is answered by a `status` line naming the problem, and the session goes on.
+//! is answered by a `status` line naming the problem, and the session goes on. A game record's time control
+//! (`TI[15:00]`) becomes the agent's clock, less the time its own moves have taken.
+
+use std::time::{Duration, Instant};
 
 use othello_core::ggf::parse_ggf;
 use othello_core::{Game, Move, Rules};
@@ -8,12 +11,26 @@ use othello_core::{Game, Move, Rules};
 use crate::agent::Agent;
 use crate::engine::parse_move;
 use crate::serve::LineSession;
+use crate::thinking_time::Clock;
 
 /// One engine session: the agent and the game the GUI has set up.
 pub struct NboardSession<A> {
     agent: A,
     game: Game,
+    /// The game's time a player (its record's `TI`), and what the agent's moves have taken of it.
+    clock: Option<(Duration, Duration)>,
     pub finished: bool,
+}
+
+/// A GGF time control's main time (`TI[15:00]`, `TI[15:00//02:00]`: seconds, minutes:seconds or
+/// hours:minutes:seconds before any `/`).
+fn ggf_time(text: &str) -> Option<Duration> {
+    let main = text.split('/').next()?.trim();
+    let mut seconds = 0.0;
+    for part in main.split(':') {
+        seconds = seconds * 60.0 + part.trim().parse::<f64>().ok().filter(|s| s.is_finite() && *s >= 0.0)?;
+    }
+    (seconds > 0.0 && seconds <= 86_400.0).then(|| Duration::from_secs_f64(seconds))
 }
 
 /// How much of what the GUI sent a reply quotes.
@@ -35,7 +52,7 @@ impl<A: Agent> NboardSession<A> {
     /// A session on the agent's own rules where it has them (a network's), else Othello.
     pub fn new(agent: A) -> NboardSession<A> {
         let rules = agent.rules().unwrap_or(Rules::othello());
-        NboardSession { agent, game: Game::new(rules), finished: false }
+        NboardSession { agent, game: Game::new(rules), clock: None, finished: false }
     }
 
     pub fn game(&self) -> &Game {
@@ -58,6 +75,7 @@ impl<A: Agent> NboardSession<A> {
                             Ok(game) => match self.agent.check_rules(&game.rules) {
                                 Ok(()) => {
                                     self.game = game;
+                                    self.clock = record.property("TI").and_then(ggf_time).map(|t| (t, Duration::ZERO));
                                     vec![]
                                 }
                                 Err(e) => problem(format!("set game: {e}")),
@@ -97,7 +115,16 @@ impl<A: Agent> NboardSession<A> {
                 if self.game.is_over() {
                     return problem("the game is over".into());
                 }
-                match self.agent.select_move(&self.game) {
+                if let (Some((total, used)), "go") = (self.clock, command) {
+                    self.agent.set_clock(Clock { left: total.saturating_sub(used), moves: None });
+                }
+                let started = Instant::now();
+                let chosen = self.agent.select_move(&self.game);
+                // A hint is the GUI's analysis, not a move on the agent's clock.
+                if let (Some((_, used)), "go") = (&mut self.clock, command) {
+                    *used += started.elapsed();
+                }
+                match chosen {
                     Ok(mv) if command == "go" => vec![format!("=== {}", move_text(mv))],
                     Ok(mv) => vec![format!("search {} 0.00 0 0", move_text(mv)), "status".into()],
                     Err(e) => problem(e.to_string()),
@@ -149,6 +176,31 @@ mod tests {
         assert_eq!(s.handle("ping 7"), ["pong 7"]);
         assert_eq!(s.handle("learn"), ["learned"]);
         assert!(s.handle("hint 1")[0].starts_with("search "));
+    }
+
+    /// A record's `TI` is the agent's clock, less its own moves' time; a hint takes nothing from it.
+    #[test]
+    fn the_records_time_control_is_the_agents_clock() {
+        use crate::gtp::tests::Timed;
+        assert_eq!(ggf_time("15:00//02:00"), Some(Duration::from_secs(900)));
+        assert_eq!(ggf_time("1:00:30"), Some(Duration::from_secs(3630)));
+        assert_eq!(ggf_time("90"), Some(Duration::from_secs(90)));
+        for bad in ["", "x", "-5:00", "0:00", "5::", "1e9"] {
+            assert_eq!(ggf_time(bad), None, "{bad}");
+        }
+        let mut s = NboardSession::new(Timed(GreedyAgent::new(1), vec![]));
+        let start = "BO[8 ---------------------------O*------*O--------------------------- *]";
+        s.handle(&format!("set game (;GM[Othello]TY[8]{start};)"));
+        s.handle("go");
+        assert!(s.agent.1.is_empty(), "no clock without TI");
+        s.handle(&format!("set game (;GM[Othello]TI[5:00]TY[8]{start};)"));
+        s.handle("hint 1");
+        s.handle("go");
+        s.handle("go");
+        let clocks = &s.agent.1;
+        assert_eq!(clocks.len(), 2, "{clocks:?}");
+        assert_eq!(clocks[0].left, Duration::from_secs(300));
+        assert!(clocks[1].left < clocks[0].left && clocks[1].moves.is_none(), "{clocks:?}");
     }
 
     #[test]

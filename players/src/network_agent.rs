@@ -3,7 +3,9 @@
 //! between moves.
 
 use std::path::Path;
+use std::time::{Duration, Instant};
 
+use othello_core::solve::{Limits, Mode, Solver};
 use othello_core::{Game, Move, Position, Rules, Status, Symmetry};
 use othello_net::{load_checkpoint, resolve_checkpoint, DeviceChoice};
 use othello_search::NetworkEvaluator;
@@ -12,6 +14,8 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::agent::{Agent, AgentError};
+use crate::spec::TimeControl;
+use crate::thinking_time::{self, Clock};
 
 /// The network's evaluator for a spec's `model=` on `device`, each position seen as it is (no symmetry), so that
 /// a player's moves are a function of the position; and the rules of the run that trained it (None for a network
@@ -104,8 +108,15 @@ impl Agent for PolicyAgent {
 /// Leaves evaluated per network call: enough to batch, few enough that virtual losses barely bend the search.
 pub const SEARCH_BATCH: usize = 8;
 
+/// The most empty squares at which a player on the clock tries the solver: beyond, a proof within seconds is
+/// hopeless on one core.
+const SOLVER_EMPTIES: u32 = 26;
+
 /// The network with MCTS: PUCT (or Gumbel AlphaZero's root with `gumbel`, drawing no Gumbel noise), no root noise,
 /// and the subtree of the moves played kept for the next search, which then tops the root up to `sims` visits.
+/// On the clock ([`TimeControl`]), it searches until the move's time is up (`sims` the cap), on a game's clock
+/// stops early where the most searched move can no longer be caught, and plays the solver's move once the solver
+/// proves the endgame within half the move's time.
 pub struct NetworkMctsAgent {
     name: String,
     evaluator: NetworkEvaluator,
@@ -115,6 +126,17 @@ pub struct NetworkMctsAgent {
     seed: u64,
     /// The tree of the last search and the game's moves when it was made.
     tree: Option<(Tree, Vec<Move>)>,
+    time: TimeControl,
+    /// The game's clock: what a front end gave for the next move, else the player's own `total` less what its
+    /// moves of this game took; with the moves of the game when it was last read.
+    clock: Option<(Clock, Vec<Move>)>,
+    /// A clock a front end has set for the next move.
+    given_clock: Option<Clock>,
+    /// Simulations a second of the last timed search: sizes a Gumbel search to the time.
+    rate: Option<f64>,
+    solver: Solver,
+    /// The fewest empties at which the solver last ran out of time in this game: no new try until two plies later.
+    unsolved_at: Option<(u32, Vec<Move>)>,
 }
 
 impl NetworkMctsAgent {
@@ -127,7 +149,112 @@ impl NetworkMctsAgent {
     ) -> Result<Self, AgentError> {
         let (evaluator, rules) = evaluator(model, device, &name)?;
         let search = PlayerSearch::new(search.sims, search.gumbel, search.mcts);
-        Ok(NetworkMctsAgent { name, evaluator, rules, search, seed, tree: None })
+        Ok(NetworkMctsAgent {
+            name,
+            evaluator,
+            rules,
+            search,
+            seed,
+            tree: None,
+            time: TimeControl::default(),
+            clock: None,
+            given_clock: None,
+            rate: None,
+            solver: Solver::new(),
+            unsolved_at: None,
+        })
+    }
+
+    /// The player on `time`.
+    pub fn with_time(mut self, time: TimeControl) -> Self {
+        self.time = time;
+        self
+    }
+
+    /// The game's clock before this move: a front end's, else the player's own, started afresh with a new game.
+    fn clock_for(&mut self, game: &Game) -> Option<Clock> {
+        if let Some(given) = self.given_clock.take() {
+            return Some(given);
+        }
+        let total = Duration::from_secs_f64(self.time.total?);
+        match self.clock.take() {
+            Some((clock, seen)) if game.moves().starts_with(&seen) => Some(clock),
+            _ => Some(Clock { left: total, moves: None }),
+        }
+    }
+
+    /// The solver's move, if it proves the position within `limit` (under `SOLVER_EMPTIES` empties, and not in the
+    /// two plies after a try that failed).
+    fn solved_move(&mut self, game: &Game, limit: Duration) -> Option<Move> {
+        let empties = game.rules.empties(game.position());
+        let failed_recently = match &self.unsolved_at {
+            Some((at, seen)) => game.moves().starts_with(seen) && empties + 2 > *at,
+            None => false,
+        };
+        if empties > SOLVER_EMPTIES || failed_recently {
+            return None;
+        }
+        let limits = Limits { time: Some(limit), nodes: None };
+        match self.solver.solve(&game.rules, game.position(), Mode::BestMove, limits) {
+            Ok(solution) => solution.best_moves.first().copied(),
+            Err(_) => {
+                self.unsolved_at = Some((empties, game.moves().to_vec()));
+                None
+            }
+        }
+    }
+
+    /// The search's move within `deadline` (none: its simulations, whatever they take). On a game's clock
+    /// (`early`), a PUCT search stops once its leader cannot be caught, leaving the time to the moves after it.
+    fn searched_move(&mut self, tree: &mut Tree, deadline: Option<Instant>, early: bool) -> Option<Move> {
+        let (sims, started, visits_before) = (self.search.sims, Instant::now(), tree.root_visits());
+        let chosen = match (self.search.gumbel, deadline) {
+            (Some(considered), None) => tree.gumbel_search(&mut self.evaluator, sims, SEARCH_BATCH, considered),
+            (None, None) => {
+                let more = sims.saturating_sub(tree.root_visits()).max(1);
+                tree.search(&mut self.evaluator, more, SEARCH_BATCH);
+                tree.choose_move(0.0)
+            }
+            (Some(considered), Some(deadline)) => {
+                // Sequential halving divides a budget known in advance: the simulations the time allows at the
+                // last search's pace (the cap on a first search, which the clock then cuts short).
+                let seconds = deadline.saturating_duration_since(started).as_secs_f64();
+                let budget = self.rate.map_or(sims, |rate| ((rate * seconds) as u32).clamp(1, sims));
+                let mut stop = |_: &Tree| Instant::now() >= deadline;
+                tree.gumbel_search_until(&mut self.evaluator, budget, SEARCH_BATCH, considered, &mut stop)
+            }
+            (None, Some(deadline)) => {
+                let more = sims.saturating_sub(tree.root_visits()).max(1);
+                let target = tree.root_visits() + more;
+                let mut stop = |tree: &Tree| {
+                    let now = Instant::now();
+                    if now >= deadline {
+                        return true;
+                    }
+                    if !early {
+                        return false;
+                    }
+                    // Stop once the most visited move cannot be overtaken in the time left at this pace.
+                    let done = tree.root_visits().saturating_sub(visits_before) as f64;
+                    let pace = done / now.duration_since(started).as_secs_f64().max(1e-6);
+                    let left =
+                        (pace * (deadline - now).as_secs_f64()).min(target.saturating_sub(tree.root_visits()) as f64);
+                    let mut visits: Vec<u32> = tree.visits().into_iter().map(|(_, n)| n).collect();
+                    visits.sort_unstable_by(|a, b| b.cmp(a));
+                    let lead = visits.first().copied().unwrap_or(0) - visits.get(1).copied().unwrap_or(0);
+                    visits.len() > 1 && lead as f64 > left
+                };
+                tree.search_until(&mut self.evaluator, more, SEARCH_BATCH, &mut stop);
+                tree.choose_move(0.0)
+            }
+        };
+        if deadline.is_some() {
+            let (done, took) = (tree.root_visits().saturating_sub(visits_before), started.elapsed().as_secs_f64());
+            if done > 0 && took > 0.0 {
+                self.rate = Some(done as f64 / took);
+            }
+        }
+        chosen
     }
 
     /// The last search's tree moved on to the game's position, or a fresh one.
@@ -166,16 +293,41 @@ impl Agent for NetworkMctsAgent {
         if let Some(pass) = crate::agent::forced_move(game)? {
             return Ok(pass);
         }
-        let mut tree = self.tree_for(game);
-        let sims = self.search.sims;
-        let chosen = match self.search.gumbel {
-            Some(considered) => tree.gumbel_search(&mut self.evaluator, sims, SEARCH_BATCH, considered),
-            None => {
-                let more = sims.saturating_sub(tree.root_visits()).max(1);
-                tree.search(&mut self.evaluator, more, SEARCH_BATCH);
-                tree.choose_move(0.0)
+        let started = Instant::now();
+        let clock = self.clock_for(game);
+        let empties = game.rules.empties(game.position());
+        let squares = u32::from(game.rules.size).pow(2);
+        let move_time = thinking_time::move_time(self.time.time.map(Duration::from_secs_f64), clock, empties, squares);
+        let mv = self.timed_move(game, move_time.map(|t| started + t), clock.is_some())?;
+        if let Some(clock) = clock {
+            self.clock = Some((clock.after(started.elapsed()), game.moves().to_vec()));
+        }
+        Ok(mv)
+    }
+
+    fn set_clock(&mut self, clock: Clock) {
+        self.given_clock = Some(clock);
+    }
+}
+
+impl NetworkMctsAgent {
+    /// The move within `deadline`: at once where there is one, the solver's where it proves the endgame in half
+    /// the time, else the search's (stopped `early` where its choice is settled).
+    fn timed_move(&mut self, game: &Game, deadline: Option<Instant>, early: bool) -> Result<Move, AgentError> {
+        if let Some(deadline) = deadline {
+            if let Status::Moves(mut moves) = game.status() {
+                if moves.count() == 1 {
+                    return Ok(Move::Play(moves.next().expect("one move")));
+                }
             }
-        };
+            let half = deadline.saturating_duration_since(Instant::now()) / 2;
+            if let Some(mv) = self.solved_move(game, half) {
+                self.tree = None;
+                return Ok(mv);
+            }
+        }
+        let mut tree = self.tree_for(game);
+        let chosen = self.searched_move(&mut tree, deadline, early);
         let mv = chosen.ok_or_else(|| AgentError::Failed {
             agent: self.name.clone(),
             message: "the search found no move".into(),
@@ -278,6 +430,57 @@ mod tests {
         };
         assert_eq!(picks(4), picks(4));
         assert!(picks(4).iter().all(|m| game.clone().push(*m).is_ok()));
+    }
+
+    /// On the clock, a move keeps to its time (with room for a busy machine) and a game to the player's `total`,
+    /// with PUCT's root and Gumbel's.
+    #[test]
+    fn a_player_on_the_clock_keeps_to_its_time() {
+        let scratch = tiny_run();
+        let model = scratch.path().display();
+        let (time, total) = (Duration::from_millis(50), Duration::from_millis(1500));
+        let mut per_move = agent_from_spec(&format!("net:model={model},time={}", time.as_secs_f64()), 1).unwrap();
+        let spec = format!("net:model={model},gumbel=8,total={}", total.as_secs_f64());
+        let mut whole_game = agent_from_spec(&spec, 2).unwrap();
+        let mut game = Game::new(Rules::othello());
+        let (mut slowest, mut game_time) = (Duration::ZERO, Duration::ZERO);
+        while !game.is_over() {
+            let black = game.position().side == othello_core::Color::Black;
+            let started = Instant::now();
+            let mv = if black { per_move.select_move(&game) } else { whole_game.select_move(&game) }.unwrap();
+            let took = started.elapsed();
+            if black {
+                slowest = slowest.max(took);
+            } else {
+                game_time += took;
+            }
+            game.push(mv).unwrap();
+        }
+        let slack = Duration::from_millis(250);
+        assert!(slowest < time + slack, "the slowest move of time={time:?} took {slowest:?}");
+        assert!(game_time < total + slack, "the moves of total={total:?} took {game_time:?}");
+    }
+
+    /// On the clock, the endgame is the solver's: each move reaches the exact score (one of every such move, as
+    /// the solver's exact mode lists them), which the untrained network alone rarely finds.
+    #[test]
+    fn on_the_clock_the_endgame_is_played_perfectly() {
+        let scratch = tiny_run();
+        let spec = format!("net:model={},time=0.5", scratch.path().display());
+        let mut solver = Solver::new();
+        let mut checked = 0;
+        for game in random_games(Rules::othello(), 12) {
+            let Status::Moves(moves) = game.status() else { continue };
+            if game.rules.empties(game.position()) != 12 || moves.count() < 3 {
+                continue;
+            }
+            let mut agent = agent_from_spec(&spec, 1).unwrap();
+            let mv = agent.select_move(&game).unwrap();
+            let exact = solver.solve(&game.rules, game.position(), Mode::Exact, Limits::default()).unwrap();
+            assert!(exact.best_moves.contains(&mv), "{}: {mv} is not one of {:?}", game.position(), exact.best_moves);
+            checked += 1;
+        }
+        assert!(checked >= 5, "{checked} positions");
     }
 
     /// `net:` plays whole legal games, the same ones from the same seed, and keeps its tree between moves.

@@ -1,5 +1,6 @@
-//! One owner per role: the process in a role (`run`, the trainer, the evaluation, each self-play worker id) holds
-//! `RUN/locks/<role>.lock` while it lives, and a second claimant stops at once, naming the holder.
+//! One owner per role: the process in a role (`run`, the trainer, the evaluation, each self-play worker id; the
+//! arena that plays into a directory) holds `DIR/locks/<role>.lock` while it lives, and a second claimant stops at
+//! once, naming the holder.
 //!
 //! The lock is the operating system's advisory lock on the file (`File::try_lock`: `flock` on Linux, which NFS
 //! clients carry out as a POSIX byte-range lock on the server). The kernel drops it when its process dies however
@@ -19,8 +20,8 @@ use crate::RunDir;
 #[derive(Debug, Error)]
 pub enum LockError {
     #[error(
-        "{role} of {run} is taken: {holder} holds {path} (a run has one {role}; stop that process first, or give \
-         this one another run directory{worker_hint})",
+        "{role} of {run} is taken: {holder} holds {path} (a directory has one {role}; stop that process first, or \
+         give this one another directory{worker_hint})",
         run = run.display(), path = path.display()
     )]
     Held { role: String, run: PathBuf, path: PathBuf, holder: String, worker_hint: &'static str },

@@ -142,9 +142,27 @@ impl Tree {
         batch: usize,
         considered: usize,
     ) -> Option<Move> {
+        self.gumbel_search_until(evaluator, sims, batch, considered, &mut |_| false)
+    }
+
+    /// [`Tree::gumbel_search`] cut short once `stop`, asked after each evaluator call, says so (a player's clock):
+    /// the choice is then the best candidate of the round under way, ranked on what it has searched.
+    pub fn gumbel_search_until(
+        &mut self,
+        evaluator: &mut dyn Evaluator,
+        sims: u32,
+        batch: usize,
+        considered: usize,
+        stop: &mut dyn FnMut(&Tree) -> bool,
+    ) -> Option<Move> {
         let mut gumbel = GumbelSearch::noiseless(sims, considered);
         while let Some(job) = gumbel.next_job(self) {
-            self.run_job(&job, evaluator, batch);
+            if !self.run_job_until(&job, evaluator, batch, stop) {
+                if gumbel.candidates.len() > 1 {
+                    gumbel.rank(self, true);
+                }
+                break;
+            }
         }
         gumbel.choice(self)
     }
@@ -178,6 +196,39 @@ mod tests {
         assert!(gumbel >= puct + 3, "gumbel {gumbel}, puct {puct}");
     }
 
+    /// Cut short by its clock, a search stops after the evaluator call that saw the time up and still chooses a legal
+    /// move, at PUCT's root as at Gumbel's.
+    #[test]
+    fn a_search_cut_short_stops_at_once_and_still_chooses() {
+        let rules = Rules::othello();
+        let game = Game::from_transcript(rules, "f5d6c3d3c4f4").unwrap();
+        let othello_core::Status::Moves(legal) = game.status() else { panic!("moves") };
+        let legal: Vec<Move> = legal.map(Move::Play).collect();
+        let mut calls = 0;
+        let mut tree = Tree::new(rules, *game.position(), quiet(), rng(3));
+        let done = tree.search_until(&mut UniformEvaluator, 1000, 4, &mut |_| {
+            calls += 1;
+            calls == 3
+        });
+        assert!(!done && calls == 3 && tree.root_visits() <= 12, "{} visits", tree.root_visits());
+        assert!(legal.contains(&tree.choose_move(0.0).unwrap()));
+        // Gumbel: the root's expansion, then five calls of the first round.
+        calls = 0;
+        let mut tree = Tree::new(rules, *game.position(), quiet(), rng(3));
+        let chosen = tree.gumbel_search_until(&mut UniformEvaluator, 1000, 4, 16, &mut |_| {
+            calls += 1;
+            calls == 5
+        });
+        assert!(calls == 5 && tree.root_visits() <= 1 + 5 * 4, "{} visits", tree.root_visits());
+        assert!(legal.contains(&chosen.unwrap()));
+        // Never stopped, it is the search it always was.
+        let mut a = Tree::new(rules, *game.position(), quiet(), rng(3));
+        let mut b = Tree::new(rules, *game.position(), quiet(), rng(3));
+        let never = a.gumbel_search_until(&mut UniformEvaluator, 64, 4, 8, &mut |_| false);
+        assert_eq!(never, b.gumbel_search(&mut UniformEvaluator, 64, 4, 8));
+        assert_eq!(a.visits(), b.visits());
+    }
+
     /// Gumbel's sequential halving never spends more than its simulations, whatever the number of considered
     /// moves (the root's own expansion included), and spends most of them.
     #[test]
@@ -209,7 +260,7 @@ mod tests {
                 let mut tree = Tree::new(Rules::othello(), *pos, quiet(), rng(seed));
                 let mut exact = ExactEvaluator(Solver::new());
                 while let Some(job) = gumbel.next_job(&mut tree) {
-                    tree.run_job(&job, &mut exact, 4);
+                    tree.run_job_until(&job, &mut exact, 4, &mut |_| false);
                 }
                 gumbel.choice(&tree).unwrap()
             };

@@ -291,8 +291,20 @@ impl Tree {
 
     /// Runs `simulations` more evaluations, `batch` leaves per evaluator call.
     pub fn search(&mut self, evaluator: &mut dyn Evaluator, sims: u32, batch: usize) {
+        self.search_until(evaluator, sims, batch, &mut |_| false);
+    }
+
+    /// [`Tree::search`] cut short once `stop`, asked after each evaluator call, says so (a player's clock); whether
+    /// every simulation was run.
+    pub fn search_until(
+        &mut self,
+        evaluator: &mut dyn Evaluator,
+        sims: u32,
+        batch: usize,
+        stop: &mut dyn FnMut(&Tree) -> bool,
+    ) -> bool {
         let job = self.root_job(sims);
-        self.run_job(&job, evaluator, batch);
+        self.run_job_until(&job, evaluator, batch, stop)
     }
 
     /// `simulations` more evaluations through the root.
@@ -330,8 +342,15 @@ impl Tree {
         job.targets.iter().all(|&(node, target)| self.nodes[node as usize].visits >= target)
     }
 
-    /// Runs `job` on this tree alone, `batch` leaves per evaluator call.
-    pub(crate) fn run_job(&mut self, job: &SearchJob, evaluator: &mut dyn Evaluator, batch: usize) {
+    /// Runs `job` on this tree alone, `batch` leaves per evaluator call, until it is done or `stop`, asked after each
+    /// evaluator call, says to stop; whether the job was done.
+    pub(crate) fn run_job_until(
+        &mut self,
+        job: &SearchJob,
+        evaluator: &mut dyn Evaluator,
+        batch: usize,
+        stop: &mut dyn FnMut(&Tree) -> bool,
+    ) -> bool {
         let (mut leaves, mut positions, mut evals) = (Vec::new(), Vec::new(), Vec::new());
         while !self.is_done(job) {
             // Terminal walks back up at once, so every round makes progress.
@@ -345,7 +364,11 @@ impl Tree {
                 self.expand(leaf, eval);
             }
             positions.clear();
+            if !self.is_done(job) && stop(self) {
+                return false;
+            }
         }
+        true
     }
 
     /// The id of the root's child reached by `mv`, if the root was expanded.

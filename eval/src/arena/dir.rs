@@ -195,9 +195,17 @@ impl ArenaDir {
         self.dir.join("arena.json")
     }
 
-    /// Records `setup` in a directory that has none (a new one, or one from before the record), or refuses a
-    /// setup other than the recorded one, naming both.
-    pub fn claim(&self, setup: &ArenaSetup) -> Result<(), ArenaError> {
+    /// Holds the directory for this process (two arenas playing into one would both play every missing game: a
+    /// second claimant stops, naming the holder) and records `setup` in a directory that has none (a new one, or
+    /// one from before the record), or refuses a setup other than the recorded one, naming both. The directory is
+    /// held until the returned lock is dropped.
+    pub fn claim(&self, setup: &ArenaSetup) -> Result<othello_run::RoleLock, ArenaError> {
+        let held = othello_run::RoleLock::acquire(&othello_run::RunDir::new(&self.dir), "arena")?;
+        self.record(setup)?;
+        Ok(held)
+    }
+
+    fn record(&self, setup: &ArenaSetup) -> Result<(), ArenaError> {
         let path = self.setup_file();
         match std::fs::read_to_string(&path) {
             Ok(text) => {

@@ -70,6 +70,8 @@ pub enum ArenaError {
     SameAgent,
     #[error(transparent)]
     Solve(#[from] othello_core::solve::SolveError),
+    #[error(transparent)]
+    Lock(#[from] othello_run::LockError),
 }
 
 impl ArenaError {

@@ -53,10 +53,11 @@ pub enum AgentKind {
     Mcts { sims: Option<u32> },
     /// `policy:model=M[,temperature=T][,device=D]`: a network's raw policy, the best legal move or sampled.
     Policy { model: String, temperature: Option<f32>, device: Option<DeviceChoice> },
-    /// `net:model=M,sims=N[,gumbel=K][,score=W][,qscale=C][,qrescale][,interior=I][,cpuct=C][,fpu=F][,device=D]`:
-    /// the network with its search, no root noise, the tree kept between moves. `model` is a checkpoint or a run
-    /// directory (its newest checkpoint).
-    Net { model: String, search: PlayerSearch, device: Option<DeviceChoice> },
+    /// `net:model=M,sims=N[,gumbel=K][,score=W][,qscale=C][,qrescale][,interior=I][,cpuct=C][,fpu=F][,device=D]`
+    /// `[,time=S][,total=S]`: the network with its search, no root noise, the tree kept between moves. `model` is a
+    /// checkpoint or a run directory (its newest checkpoint). With a time control, `sims` is the cap (none by
+    /// default) and the solver plays the endgame once it proves it within the move's time.
+    Net { model: String, search: PlayerSearch, device: Option<DeviceChoice>, time: TimeControl },
     /// `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,depth=N][,time=S][,startup=S][,total=S]`: an external
     /// program; an NBoard engine is set to search `depth` plies (default 60).
     Engine { cmd: String, protocol: Protocol, depth: Option<u32>, time: EngineTime },
@@ -77,6 +78,21 @@ pub struct EngineTime {
     pub time: Option<f64>,
     pub startup: Option<f64>,
     pub total: Option<f64>,
+}
+
+/// A `net:` player's time in seconds, each optional: `time` at most a move, `total` for all its moves of a game
+/// ([`crate::thinking_time`] spends it). Without either, the player searches its simulations whatever they take.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct TimeControl {
+    pub time: Option<f64>,
+    pub total: Option<f64>,
+}
+
+impl TimeControl {
+    /// Any limit at all.
+    pub fn is_set(&self) -> bool {
+        self.time.is_some() || self.total.is_some()
+    }
 }
 
 /// A `pattern:` player's budget a move.
@@ -121,7 +137,8 @@ pub enum SpecError {
 impl AgentSpec {
     /// The network `model` with `search`: how the evaluation stage names a checkpoint's player.
     pub fn net(model: impl Into<String>, search: PlayerSearch) -> AgentSpec {
-        AgentSpec { kind: AgentKind::Net { model: model.into(), search, device: None }, endgame: None }
+        let time = TimeControl::default();
+        AgentSpec { kind: AgentKind::Net { model: model.into(), search, device: None, time }, endgame: None }
     }
 
     /// The spec of checkpoint `model` played with `search`, as the evaluation's tables name it.
@@ -256,7 +273,8 @@ impl AgentKind {
             }
             "net" => {
                 let known = ["model", "sims", "gumbel", "score", "qscale", "qrescale", "interior", "cpuct", "fpu"];
-                p.allow("net", &[&known[..], &["device"]].concat())?;
+                p.allow("net", &[&known[..], &["device", "time", "total"]].concat())?;
+                let time = TimeControl { time: p.seconds("time")?, total: p.seconds("total")? };
                 let gumbel = match p.get("gumbel") {
                     None | Some("false") => None,
                     Some("true") => Some(DEFAULT_GUMBEL_CONSIDERED),
@@ -283,9 +301,11 @@ impl AgentKind {
                         .unwrap_or(defaults.fpu_reduction),
                     ..defaults
                 };
-                let sims = p.number("sims", 1..=MAX_SIMULATIONS)?.unwrap_or(DEFAULT_NET_SIMULATIONS);
+                // A player on the clock searches as long as its time allows.
+                let default_sims = if time.is_set() { MAX_SIMULATIONS } else { DEFAULT_NET_SIMULATIONS };
+                let sims = p.number("sims", 1..=MAX_SIMULATIONS)?.unwrap_or(default_sims);
                 let search = PlayerSearch::new(sims, gumbel, mcts);
-                AgentKind::Net { model: p.required("net", "model")?, search, device: p.device()? }
+                AgentKind::Net { model: p.required("net", "model")?, search, device: p.device()?, time }
             }
             "engine" => {
                 p.allow("engine", &["cmd", "protocol", "depth", "time", "startup", "total"])?;
@@ -347,13 +367,14 @@ impl fmt::Display for AgentSpec {
                 "policy",
                 vec![kv("model", quoted(model)), kv("temperature", text(temperature)), kv("device", text(device))],
             ),
-            AgentKind::Net { model, search, device } => {
+            AgentKind::Net { model, search, device, time } => {
                 let (mcts, defaults) = (&search.mcts, MctsConfig::default());
+                let capped = !time.is_set() || search.sims != MAX_SIMULATIONS;
                 let unless = |value: f32, default: f32| (value != default).then(|| value.to_string());
                 let interior = (mcts.interior != InteriorSelection::Puct).then(|| mcts.interior.to_string());
                 let params = vec![
                     kv("model", quoted(model)),
-                    kv("sims", Some(search.sims.to_string())),
+                    kv("sims", capped.then(|| search.sims.to_string())),
                     kv("gumbel", text(&search.gumbel)),
                     kv("score", unless(mcts.score_utility, 0.0)),
                     kv("qscale", unless(mcts.gumbel_q_scale, defaults.gumbel_q_scale)),
@@ -362,6 +383,8 @@ impl fmt::Display for AgentSpec {
                     kv("cpuct", unless(mcts.cpuct, defaults.cpuct)),
                     kv("fpu", unless(mcts.fpu_reduction, defaults.fpu_reduction)),
                     kv("device", text(device)),
+                    kv("time", text(&time.time)),
+                    kv("total", text(&time.total)),
                 ];
                 ("net", params)
             }

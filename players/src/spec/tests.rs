@@ -15,6 +15,9 @@ fn specs_round_trip() {
         "policy:model=\"runs/a\",temperature=0.5,device=flex",
         "net:model=\"runs/a/models/model-000000250.json\",sims=200",
         "net:model=\"a,b\",sims=3,gumbel=16,score=0.5,qscale=0.1,qrescale,interior=gumbel,cpuct=2,fpu=0+endgame4",
+        "net:model=\"m\",gumbel=16,time=0.1",
+        "net:model=\"m\",sims=800,time=0.5,total=60",
+        "net:model=\"m\",total=300",
         "engine:cmd=\"gtp-rhino -l 3\",protocol=gtp,time=30,startup=5",
         "engine:cmd=\"edax -q\",protocol=nboard",
         "engine:cmd=\"edax -q\",protocol=nboard,depth=12,time=5,total=120",
@@ -32,6 +35,8 @@ fn specs_round_trip() {
         ("policy:model=m,device=cpu", "policy:model=\"m\",device=flex"),
         ("engine:protocol=gtp,cmd=x", "engine:cmd=\"x\",protocol=gtp"),
         ("grhino", "grhino:level=3"),
+        // On the clock, the simulations are a cap, none unless given.
+        ("net:time=1,model=m,sims=1000000", "net:model=\"m\",time=1"),
         ("grhino:total=60,cmd=gtp-rhino,level=2", "grhino:level=2,cmd=\"gtp-rhino\",total=60"),
     ] {
         let parsed: AgentSpec = spec.parse().unwrap();
