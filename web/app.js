@@ -20,7 +20,7 @@ const game = {
   positions: [], // every position from the start
   moves: [], // the moves between them: a square or PASS
   thinking: false,
-  generation: 0, // bumped by a new game or an undo, so that a search in flight is dropped
+  searching: null, // the AbortController of the search in flight: a new game or an undo abandons it
   analysis: null,
   notice: '',
 };
@@ -41,9 +41,15 @@ async function loadNetwork(load, label) {
   }
 }
 
-function newGame() {
-  game.generation++;
+/** Abandons the search in flight, if any: its promise rejects and its moves are never played. */
+function stopSearch() {
+  game.searching?.abort();
+  game.searching = null;
   game.thinking = false;
+}
+
+function newGame() {
+  stopSearch();
   game.human = $('colour').value;
   game.positions = [startPosition(game.rules)];
   game.moves = [];
@@ -54,8 +60,8 @@ function newGame() {
 
 function undo() {
   if (!game.net) return;
-  game.generation++;
-  game.thinking = false;
+  stopSearch();
+  game.analysis = null; // the view of a move taken back
   // Back to the person's previous turn: the last position before now where they were to move with a choice.
   for (let i = game.positions.length - 2; i >= 0; i--) {
     const pos = game.positions[i];
@@ -77,7 +83,8 @@ function playMove(move) {
 
 /** Plays forced passes and the network's moves until it is the person's turn or the game is over. */
 async function advance() {
-  const generation = game.generation;
+  const searching = new AbortController();
+  game.searching = searching;
   for (;;) {
     const pos = current();
     const state = status(game.rules, pos);
@@ -91,8 +98,13 @@ async function advance() {
     game.thinking = true;
     render();
     const options = { sims: Number($('simulations').value), gumbel: Number($('root').value), yieldMs: 30 };
-    const result = await search(game.net, game.rules, pos, options);
-    if (generation !== game.generation) return; // a new game or an undo came meanwhile
+    let result;
+    try {
+      result = await search(game.net, game.rules, pos, { ...options, signal: searching.signal });
+    } catch (e) {
+      if (searching.signal.aborted) return; // a new game or an undo came meanwhile
+      throw e;
+    }
     game.thinking = false;
     game.analysis = { ...result, side: pos.side };
     playMove(result.move);
@@ -167,7 +179,7 @@ function render() {
     setStatus('your-move', `${game.notice} Your move (${pos.side}).`.trim());
   }
   renderAnalysis();
-  $('transcript').textContent = game.moves.map((m) => (m === PASS ? 'pass' : squareName(m))).join(' ');
+  $('transcript').textContent = game.moves.map(squareName).join(' ');
 }
 
 function renderAnalysis() {
@@ -183,7 +195,7 @@ function renderAnalysis() {
   $('evaluation').textContent = `Before its move: ${colourName(a.side)} wins ${win(a.value)} (margin ${margin} discs)`;
   for (const child of a.children.slice(0, 5)) {
     const row = body.insertRow();
-    const name = child.move === PASS ? 'pass' : squareName(child.move);
+    const name = squareName(child.move);
     for (const text of [name, `${(100 * child.prior).toFixed(1)}%`, String(child.visits), child.q === null ? '-' : win(child.q)]) {
       row.insertCell().textContent = text;
     }

@@ -151,15 +151,27 @@ pub fn output_dir(out: Option<PathBuf>, dirs: &[PathBuf], comparison: &str) -> P
 }
 
 /// The stored games of `dirs` (arena directories or runs), a game stored by two of them (the same key: players,
-/// opening and colours, as the fixed ladder's round robin is) once.
+/// opening and colours, as the fixed ladder's round robin is) once; directories whose games were played under
+/// other rules are refused (one player's strength at 4x4 and another's at 8x8 are not on one scale).
 pub fn rows_of(dirs: &[PathBuf]) -> Result<Vec<ResultRow>, ArenaError> {
     let mut rows = Vec::new();
     let mut keys = HashSet::new();
+    let mut first_rules: Option<(&PathBuf, String)> = None;
     for dir in dirs {
         if !dir.is_dir() {
             return Err(ArenaError::File { path: dir.clone(), problem: "no such directory".into() });
         }
         let games = ArenaDir::new(games_dir(dir));
+        if let Some(setup) = games.setup()? {
+            match &first_rules {
+                Some((first, rules)) if *rules != setup.rules => {
+                    let (first, held) = (first.to_path_buf(), rules.clone());
+                    return Err(ArenaError::MixedRules { first, held, second: dir.clone(), other: setup.rules });
+                }
+                Some(_) => {}
+                None => first_rules = Some((dir, setup.rules)),
+            }
+        }
         rows.extend(games.read()?.into_iter().filter(|r| keys.insert(r.key.clone())));
     }
     Ok(rows)

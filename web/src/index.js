@@ -3,5 +3,5 @@
 
 export * from './rules.js';
 export { encode, stableDiscs, PLANES } from './planes.js';
-export { Network, PASS } from './network.js';
+export { Network } from './network.js';
 export { search } from './search.js';

@@ -3,9 +3,7 @@
 // legal moves (softmax of the logits over them, the pass at index 64), the value and the expected margin.
 
 import { encode, PLANES } from './planes.js';
-import { legalMoves, parseRules, squares } from './rules.js';
-
-export const PASS = 64;
+import { PASS, legalMoves, parseRules, squares } from './rules.js';
 
 export class Network {
   /** From the model card (parsed JSON) and model.onnx's bytes. */

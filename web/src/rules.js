@@ -54,8 +54,12 @@ export function squares(b) {
   return out;
 }
 
+/** The pass, as a move: one past the last square, the index the network's policy gives it, everywhere a move is. */
+export const PASS = 64;
+
 const COLUMNS = 'abcdefgh';
-export const squareName = (sq) => COLUMNS[sq % 8] + (Math.floor(sq / 8) + 1);
+/** A move's name: a square's (`d3`), or `pass`. */
+export const squareName = (sq) => (sq === PASS ? 'pass' : COLUMNS[sq % 8] + (Math.floor(sq / 8) + 1));
 
 /** A square from its name (`d3`, either case), or null. */
 export function parseSquare(name) {
@@ -203,14 +207,15 @@ export function playLegal(rules, pos, sq) {
   return { player: pos.opponent & ~flipped, opponent: pos.player | flipped | bit, side: other(pos.side) };
 }
 
-/** Plays a move (a square, or 'pass'), refusing what the rules do not allow. */
+/** Plays a move (a square, or PASS), refusing what the rules do not allow. */
 export function play(rules, pos, move) {
   const state = status(rules, pos);
   if (state === 'over') throw new Error('the game is over');
-  if (move === 'pass') {
+  if (move === PASS) {
     if (state !== 'pass') throw new Error(`${pos.side} may not pass: it has a move`);
     return passed(pos);
   }
+  if (!Number.isInteger(move) || move < 0 || move > 63) throw new Error(`${move} is not a move: a square 0-63 or PASS`);
   if (state !== 'moves' || !((legalMoves(rules, pos) >> BigInt(move)) & 1n)) {
     throw new Error(`${squareName(move)} is not a legal move for ${pos.side}`);
   }
@@ -234,13 +239,13 @@ export function outcome(rules, pos) {
   return { black, white, winner };
 }
 
-/** A transcript's moves: squares (`f5d6`, `f5 d6`, `F5-D6`, `1. f5 2. d6`) and passes (`pass`, `pa`, `ps`, `--`). */
+/** A transcript's moves: squares (`f5d6`, `f5 d6`, `F5-D6`, `1. f5 2. d6`) and passes (`pass`, `pa`, `ps`, `--`: PASS). */
 export function parseTranscript(text) {
   const moves = [];
   const tokens = text.match(/pass|pa|ps|--|[a-h][1-8]|\S/gi) || [];
   for (const token of tokens) {
     const lower = token.toLowerCase();
-    if (['pass', 'pa', 'ps', '--'].includes(lower)) moves.push('pass');
+    if (['pass', 'pa', 'ps', '--'].includes(lower)) moves.push(PASS);
     else if (/^[a-h][1-8]$/.test(lower)) moves.push(parseSquare(lower));
     else if (!/[,;.\-0-9]/.test(token)) throw new Error(`'${token}' is not a move`); // move numbers, separators
   }
@@ -252,14 +257,14 @@ export function replay(rules, text) {
   let pos = startPosition(rules);
   const positions = [pos];
   parseTranscript(text).forEach((move, i) => {
-    if (move !== 'pass' && status(rules, pos) === 'pass') {
+    if (move !== PASS && status(rules, pos) === 'pass') {
       pos = passed(pos);
       positions.push(pos);
     }
     try {
       pos = play(rules, pos, move);
     } catch (e) {
-      throw new Error(`move ${i + 1} (${move === 'pass' ? 'pass' : squareName(move)}): ${e.message}`);
+      throw new Error(`move ${i + 1} (${squareName(move)}): ${e.message}`);
     }
     positions.push(pos);
   });

@@ -7,8 +7,7 @@
 // (a move of it wins at once, or every move's result is known) passes it up: a wipe-out counts though its prior
 // is nil.
 
-import { outcome, passed, playLegal, status } from './rules.js';
-import { PASS } from './network.js';
+import { PASS, outcome, passed, playLegal, status } from './rules.js';
 
 /** The game's result for the side to move of a finished position: 1 a win, 0 a draw, -1 a loss. */
 function finalValue(rules, pos) {
@@ -35,13 +34,18 @@ class Node {
  * Searches `pos` with `sims` network evaluations (at least 1) and returns the move to play (a square, or
  * PASS), the root's children (move, prior, visits, q for the mover; the move first, then by visits), and the
  * network's own root value and margin. `cpuct` is PUCT's exploration constant; `gumbel: K` chooses at the root by
- * Gumbel AlphaZero over K moves; `yieldMs: T` lets the event loop run every T ms (a page stays responsive).
+ * Gumbel AlphaZero over K moves; `yieldMs: T` lets the event loop run every T ms (a page stays responsive);
+ * `signal` (an AbortSignal) abandons the search, which then rejects with the signal's reason; `onProgress` is
+ * called with `{ done, sims }` every 32 simulations and at the end.
  */
 export async function search(net, rules, pos, options = {}) {
   for (const [old, now] of [['simulations', 'sims'], ['cPuct', 'cpuct']]) {
     if (old in options) throw new Error(`search: the option ${old} is spelled ${now} now`);
   }
-  const { sims = 200, gumbel = 0, cpuct = 1.5, fpuReduction = 0.2, yieldMs = null } = options;
+  const { sims = 200, gumbel = 0, cpuct = 1.5, fpuReduction = 0.2, yieldMs = null, signal = null } = options;
+  const { onProgress = null } = options;
+  signal?.throwIfAborted();
+  let done = 1;
   // ONNX Runtime's answers come as microtasks: without a macrotask now and then, a page could not paint or take a
   // click until the search ends. `yieldMs` gives the event loop a turn that often.
   let lastYield = performance.now();
@@ -73,7 +77,10 @@ export async function search(net, rules, pos, options = {}) {
     }
     backup(path, value);
     settle(path);
+    done += 1;
+    if (onProgress && done % 32 === 0) onProgress({ done, sims });
     await breathe();
+    signal?.throwIfAborted();
   };
   let chosen;
   if (gumbel > 0) chosen = await sequentialHalving(root, rootEval.value, sims, gumbel, simulate);
@@ -81,6 +88,7 @@ export async function search(net, rules, pos, options = {}) {
   // A move known to win is played, whatever was chosen.
   const winning = root.children.find(([, child]) => child.exact === -1);
   if (winning) chosen = winning[0];
+  onProgress?.({ done, sims });
   const children = root.children
     .map(([move, child]) => ({ move, prior: child.prior, visits: child.visits, q: child.visits ? -child.q : null }))
     .sort((a, b) => (b.move === chosen) - (a.move === chosen) || b.visits - a.visits || b.prior - a.prior);

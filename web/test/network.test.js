@@ -9,9 +9,12 @@ import { test } from 'node:test';
 import * as ort from 'onnxruntime-node';
 
 import { encode, PLANES } from '../src/planes.js';
-import { Network, PASS } from '../src/network.js';
+import { Network } from '../src/network.js';
 import { search } from '../src/search.js';
-import { boardString, legalMoves, parseRules, popcount, playLegal, replay, squareName, squares, startPosition, status } from '../src/rules.js';
+import {
+  PASS, boardString, legalMoves, parseRules, parseSquare, parseTranscript, play, popcount, playLegal, replay, squareName, squares,
+  startPosition, status,
+} from '../src/rules.js';
 import { othelloZero, random, randomGame, readJson, shippedExports } from './helpers.js';
 
 const exports = shippedExports();
@@ -141,3 +144,69 @@ test('the old spellings of the search options are refused with the new name', as
   await assert.rejects(search(never, rules, startPosition(rules), { simulations: 8 }), /simulations is spelled sims/);
   await assert.rejects(search(never, rules, startPosition(rules), { cPuct: 2 }), /cPuct is spelled cpuct/);
 });
+
+test('a search is cancelled through its AbortSignal and reports its progress', async () => {
+  const rules = parseRules('othello,8x8');
+  let evaluations = 0;
+  const uniform = {
+    async evaluate(positions) {
+      evaluations += positions.length;
+      return positions.map((p) => {
+        const legal = squares(legalMoves(rules, p));
+        const priors = new Map(legal.length ? legal.map((sq) => [sq, 1 / legal.length]) : [[PASS, 1]]);
+        return { priors, value: 0, margin: 0 };
+      });
+    },
+  };
+  const start = startPosition(rules);
+  // Abandoned before it starts: nothing evaluated.
+  const stopped = new AbortController();
+  stopped.abort(new Error('a new game'));
+  await assert.rejects(search(uniform, rules, start, { sims: 100, signal: stopped.signal }), /a new game/);
+  assert.equal(evaluations, 0);
+  // Abandoned at its report of 64 simulations: it stops there.
+  const progress = [];
+  const undo = new AbortController();
+  const onProgress = (p) => {
+    progress.push(p);
+    if (p.done === 64) undo.abort(new Error('undo'));
+  };
+  await assert.rejects(search(uniform, rules, start, { sims: 10_000, signal: undo.signal, onProgress }), /undo/);
+  assert.ok(evaluations <= 64 && evaluations >= 60, `${evaluations} evaluations`);
+  assert.deepEqual(progress, [{ done: 32, sims: 10_000 }, { done: 64, sims: 10_000 }]);
+  // Run to its end, the last report is the whole search.
+  const reports = [];
+  await search(uniform, rules, start, { sims: 100, onProgress: (p) => reports.push(p.done) });
+  assert.deepEqual(reports, [32, 64, 96, 100]);
+});
+
+test('one pass value: search answers PASS where the rules force it, and play and squareName take it', async () => {
+  // The first forced pass of seeded random games.
+  const rules = parseRules('othello,8x8');
+  let forced = null;
+  for (let seed = 1; !forced && seed < 1000; seed++) {
+    const rng = random(seed);
+    let pos = startPosition(rules);
+    while (status(rules, pos) === 'moves') {
+      const legal = squares(legalMoves(rules, pos));
+      pos = playLegal(rules, pos, legal[Math.floor(rng() * legal.length)]);
+    }
+    if (status(rules, pos) === 'pass') forced = pos;
+  }
+  assert.ok(forced, 'a position with a forced pass');
+  const net = {
+    async evaluate(ps) {
+      return ps.map((p) => {
+        const legal = squares(legalMoves(rules, p));
+        return { priors: new Map(legal.length ? legal.map((sq) => [sq, 1 / legal.length]) : [[PASS, 1]]), value: 0, margin: 0 };
+      });
+    },
+  };
+  const { move } = await search(net, rules, forced, { sims: 4 });
+  assert.equal(move, PASS);
+  assert.equal(squareName(move), 'pass');
+  assert.equal(play(rules, forced, move).side, forced.side === 'black' ? 'white' : 'black');
+  assert.deepEqual(parseTranscript('f5 pass --'), [parseSquare('f5'), PASS, PASS]);
+  assert.throws(() => play(rules, startPosition(rules), 'pass'), /not a move/);
+});
+

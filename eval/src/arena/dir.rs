@@ -205,25 +205,31 @@ impl ArenaDir {
         Ok(held)
     }
 
-    fn record(&self, setup: &ArenaSetup) -> Result<(), ArenaError> {
+    /// The setup recorded with the directory's first games; None in a directory without one (new, or from before
+    /// the record).
+    pub fn setup(&self) -> Result<Option<ArenaSetup>, ArenaError> {
         let path = self.setup_file();
         match std::fs::read_to_string(&path) {
-            Ok(text) => {
-                let held: ArenaSetup = serde_json::from_str(&text).map_err(|e| ArenaError::File {
-                    path: path.clone(),
-                    problem: format!("not an arena's setup: {e}"),
-                })?;
-                if held != *setup {
-                    return Err(ArenaError::OtherSetup { path, held: held.to_string(), asked: setup.to_string() });
-                }
-                Ok(())
+            Ok(text) => serde_json::from_str(&text)
+                .map(Some)
+                .map_err(|e| ArenaError::File { path, problem: format!("not an arena's setup: {e}") }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+            Err(e) => Err(ArenaError::io(&path, e)),
+        }
+    }
+
+    fn record(&self, setup: &ArenaSetup) -> Result<(), ArenaError> {
+        let path = self.setup_file();
+        match self.setup()? {
+            Some(held) if held != *setup => {
+                Err(ArenaError::OtherSetup { path, held: held.to_string(), asked: setup.to_string() })
             }
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Some(_) => Ok(()),
+            None => {
                 std::fs::create_dir_all(&self.dir).map_err(|e| ArenaError::io(&self.dir, e))?;
                 let text = serde_json::to_string_pretty(setup).expect("a setup serialises") + "\n";
                 write_atomic(&path, text.as_bytes()).map_err(|e| ArenaError::io(&path, e))
             }
-            Err(e) => Err(ArenaError::io(&path, e)),
         }
     }
 
@@ -499,6 +505,24 @@ pub(crate) fn csv_rows<const N: usize>(text: &str, path: &Path) -> Result<Vec<(u
 mod tests {
     use super::*;
     use othello_core::Rules;
+
+    /// Directories of games played under other rules are not rated together: refused, naming both directories and
+    /// both rules; directories of one set of rules are read.
+    #[test]
+    fn games_of_other_rules_are_not_rated_together() {
+        let scratch = tempfile::tempdir().unwrap();
+        let dir = |name: &str, rules: &str| {
+            let path = scratch.path().join(name);
+            let setup = ArenaSetup { rules: rules.into(), seed: 1, openings: "shipped".into() };
+            drop(ArenaDir::new(&path).claim(&setup).unwrap());
+            path
+        };
+        let (a, b, c) = (dir("a", "othello,8x8"), dir("b", "othello,8x8"), dir("c", "othello,4x4"));
+        assert!(crate::matches::rows_of(&[a.clone(), b.clone()]).is_ok());
+        let err = crate::matches::rows_of(&[a.clone(), b, c.clone()]).unwrap_err().to_string();
+        let named = |p: &PathBuf| err.contains(&p.display().to_string());
+        assert!(named(&a) && named(&c) && err.contains("othello,8x8") && err.contains("othello,4x4"), "{err}");
+    }
 
     /// `ratings.json` reads back as written; `ratings.csv` holds the same players best first; a damaged
     /// `ratings.json` is an error naming it.

@@ -72,6 +72,11 @@ pub enum ArenaError {
     Solve(#[from] othello_core::solve::SolveError),
     #[error(transparent)]
     Lock(#[from] othello_run::LockError),
+    #[error(
+        "{} holds games of {held}, {} games of {other}: players are rated together only under one set of rules",
+        first.display(), second.display()
+    )]
+    MixedRules { first: PathBuf, held: String, second: PathBuf, other: String },
 }
 
 impl ArenaError {
