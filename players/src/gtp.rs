@@ -109,18 +109,18 @@ impl<A: Agent> GtpSession<A> {
             }
             "komi" => Ok(String::new()),
             "time_settings" => {
-                let [main, period, stones] = match args {
-                    [main, period, stones] => [seconds(main)?, seconds(period)?, count(stones)? as f64],
+                let (main, period, stones) = match args {
+                    [main, period, stones] => (seconds(main)?, seconds(period)?, count(stones)?),
                     _ => return Err("time_settings needs main time, byo-yomi time and byo-yomi stones".into()),
                 };
                 let duration = Duration::from_secs_f64;
                 // GTP: byo-yomi time without stones means no limit at all.
-                self.start_clock = if period > 0.0 && stones == 0.0 {
+                self.start_clock = if period > 0.0 && stones == 0 {
                     None
                 } else if main > 0.0 {
                     Some(Clock { left: duration(main), moves: None })
                 } else if period > 0.0 {
-                    Some(Clock { left: duration(period), moves: Some(stones as u32) })
+                    Some(Clock { left: duration(period), moves: Some(stones) })
                 } else {
                     // No time at all: a move as fast as the agent can make it.
                     Some(Clock { left: Duration::ZERO, moves: None })

@@ -257,6 +257,31 @@ impl NetworkMctsAgent {
         chosen
     }
 
+    /// The move within `deadline`: at once where there is one, the solver's where it proves the endgame in half
+    /// the time, else the search's (stopped `early` where its choice is settled).
+    fn timed_move(&mut self, game: &Game, deadline: Option<Instant>, early: bool) -> Result<Move, AgentError> {
+        if let Some(deadline) = deadline {
+            if let Status::Moves(mut moves) = game.status() {
+                if moves.count() == 1 {
+                    return Ok(Move::Play(moves.next().expect("one move")));
+                }
+            }
+            let half = deadline.saturating_duration_since(Instant::now()) / 2;
+            if let Some(mv) = self.solved_move(game, half) {
+                self.tree = None;
+                return Ok(mv);
+            }
+        }
+        let mut tree = self.tree_for(game);
+        let chosen = self.searched_move(&mut tree, deadline, early);
+        let mv = chosen.ok_or_else(|| AgentError::Failed {
+            agent: self.name.clone(),
+            message: "the search found no move".into(),
+        })?;
+        self.tree = Some((tree, game.moves().to_vec()));
+        Ok(mv)
+    }
+
     /// The last search's tree moved on to the game's position, or a fresh one.
     fn tree_for(&mut self, game: &Game) -> Tree {
         let fresh = || {
@@ -307,33 +332,6 @@ impl Agent for NetworkMctsAgent {
 
     fn set_clock(&mut self, clock: Clock) {
         self.given_clock = Some(clock);
-    }
-}
-
-impl NetworkMctsAgent {
-    /// The move within `deadline`: at once where there is one, the solver's where it proves the endgame in half
-    /// the time, else the search's (stopped `early` where its choice is settled).
-    fn timed_move(&mut self, game: &Game, deadline: Option<Instant>, early: bool) -> Result<Move, AgentError> {
-        if let Some(deadline) = deadline {
-            if let Status::Moves(mut moves) = game.status() {
-                if moves.count() == 1 {
-                    return Ok(Move::Play(moves.next().expect("one move")));
-                }
-            }
-            let half = deadline.saturating_duration_since(Instant::now()) / 2;
-            if let Some(mv) = self.solved_move(game, half) {
-                self.tree = None;
-                return Ok(mv);
-            }
-        }
-        let mut tree = self.tree_for(game);
-        let chosen = self.searched_move(&mut tree, deadline, early);
-        let mv = chosen.ok_or_else(|| AgentError::Failed {
-            agent: self.name.clone(),
-            message: "the search found no move".into(),
-        })?;
-        self.tree = Some((tree, game.moves().to_vec()));
-        Ok(mv)
     }
 }
 
