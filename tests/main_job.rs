@@ -50,11 +50,14 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     // whole.
     let rows = ArenaDir::new(dir.eval()).read().unwrap();
     let by_key = rows.iter().map(|r| (r.key.as_str(), r)).collect();
-    let met = |a: &str, b: &str| rows.iter().any(|r| (r.black == a && r.white == b) || (r.black == b && r.white == a));
+    let names = |r: &othello_eval::arena::ResultRow| (r.black.to_string(), r.white.to_string());
+    let met = |a: &str, b: &str| {
+        rows.iter().map(names).any(|(black, white)| (black == a && white == b) || (black == b && white == a))
+    };
     let mut checkpoints: Vec<&str> = [0, 40, 80, 120]
         .map(|step| *players.iter().find(|p| p.contains(&format!("model-{step:09}"))).unwrap())
         .to_vec();
-    checkpoints.sort_by_key(|c| rows.iter().position(|r| r.black == *c || r.white == *c));
+    checkpoints.sort_by_key(|c| rows.iter().map(names).position(|(black, white)| black == *c || white == *c));
     for (i, &checkpoint) in checkpoints.iter().enumerate() {
         assert!(i == 0 || met(checkpoint, checkpoints[i - 1]), "{checkpoint} and the checkpoint before it");
         let rungs: Vec<&str> = ["random", "greedy"].into_iter().filter(|rung| met(checkpoint, rung)).collect();
@@ -82,7 +85,8 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let records = eval.read_optimal_moves().unwrap();
     assert_eq!(records.len(), players.len(), "{records:?}");
     for player in &players {
-        let r = records.iter().find(|r| r.player == *player).unwrap_or_else(|| panic!("{player}: {records:?}"));
+        let r =
+            records.iter().find(|r| r.player.to_string() == *player).unwrap_or_else(|| panic!("{player}: {records:?}"));
         let (low, high) = r.report.optimal_interval();
         let (optimal, kept) = (r.report.optimal_rate(), r.report.result_kept_rate());
         assert!(
@@ -138,8 +142,9 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     assert!(!stderr.contains("positions each") && !stderr.contains("left out"), "{stderr}");
     let copied_records = ArenaDir::new(copied.eval()).read_optimal_moves().unwrap();
     assert_eq!(copied_records.len(), players.len(), "{copied_records:?}");
-    let damaged = copied_records.iter().find(|r| r.player.contains("model-000000120")).expect("step 120's record");
-    assert!(damaged.player.contains(copy.to_str().unwrap()), "named under the copy: {}", damaged.player);
+    let damaged =
+        copied_records.iter().find(|r| r.player.to_string().contains("model-000000120")).expect("step 120's record");
+    assert!(damaged.player.to_string().contains(copy.to_str().unwrap()), "named under the copy: {}", damaged.player);
     std::fs::remove_dir_all(&copy).unwrap();
     // A mistyped run directory is an error, and nothing is written there.
     let typo = run.with_extension("typo");
@@ -204,22 +209,23 @@ fn the_main_job_trains_and_rates_its_checkpoints() {
     let final_player = newest.replace(",sims=8,", ",sims=32,");
     assert_ne!(&final_player, newest);
     let rows = eval.read().unwrap();
-    let opponents: Vec<&str> = rows
+    let opponents: Vec<String> = rows
         .iter()
-        .filter_map(|r| match (r.black == final_player, r.white == final_player) {
-            (true, _) => Some(r.white.as_str()),
-            (_, true) => Some(r.black.as_str()),
+        .map(names)
+        .filter_map(|(black, white)| match (black == final_player, white == final_player) {
+            (true, _) => Some(white),
+            (_, true) => Some(black),
             _ => None,
         })
         .collect();
-    let against_newest = opponents.iter().filter(|o| *o == newest).count();
+    let against_newest = opponents.iter().filter(|o| o == newest).count();
     assert_eq!(against_newest, 4, "the ladder's games a pairing: {opponents:?}");
-    let ladder: Vec<&&str> = opponents.iter().filter(|o| *o != newest).collect();
-    assert!(!ladder.is_empty() && ladder.iter().all(|o| ["random", "greedy"].contains(o)), "{opponents:?}");
+    let ladder: Vec<&String> = opponents.iter().filter(|o| o != newest).collect();
+    assert!(!ladder.is_empty() && ladder.iter().all(|o| ["random", "greedy"].contains(&o.as_str())), "{opponents:?}");
     let ratings = std::fs::read_to_string(dir.eval().join("ratings.json")).unwrap();
     assert!(ratings.contains(&final_player.replace('"', "\\\"")), "{ratings}");
     let records = eval.read_optimal_moves().unwrap();
-    let record = records.iter().find(|r| r.player == final_player).unwrap_or_else(|| panic!("{records:?}"));
+    let record = records.iter().find(|r| r.player.to_string() == final_player).unwrap_or_else(|| panic!("{records:?}"));
     assert_eq!((records.len(), record.report.positions), (players.len() + 1, 10));
     let (results, csv) =
         (std::fs::read_to_string(eval.results()).unwrap(), std::fs::read_to_string(eval.optimal_moves_csv()).unwrap());

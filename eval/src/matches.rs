@@ -109,10 +109,9 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// How the progress lines name the players: a checkpoint by its run's directory and its file's stem
 /// (`runs/a/models/model-000000250.json` as `a/model-000000250`), alone where every checkpoint among them plays the
 /// same search, else within its spec; other players by their specs. The tables keep the whole spec.
-pub fn progress_labels(players: &[&str]) -> Vec<String> {
-    let specs: Vec<Option<AgentSpec>> = players.iter().map(|p| p.parse().ok()).collect();
+pub fn progress_labels(players: &[&AgentSpec]) -> Vec<String> {
     let searches: HashSet<String> =
-        specs.iter().flatten().filter_map(|spec| Some(spec.with_model(|_| Some(String::new()))?.to_string())).collect();
+        players.iter().filter_map(|spec| Some(spec.with_model(|_| Some(String::new()))?.to_string())).collect();
     let checkpoint = |model: &str| {
         let path = Path::new(model);
         let stem = path.file_stem()?.to_str()?;
@@ -126,8 +125,7 @@ pub fn progress_labels(players: &[&str]) -> Vec<String> {
         1 => checkpoint(spec.model()?),
         _ => Some(spec.with_model(checkpoint)?.to_string()),
     };
-    let labelled = players.iter().zip(&specs);
-    labelled.map(|(player, spec)| spec.as_ref().and_then(label).unwrap_or_else(|| player.to_string())).collect()
+    players.iter().map(|player| label(player).unwrap_or_else(|| player.to_string())).collect()
 }
 
 /// Where a directory's games are: an arena directory, or a run directory's RUN/eval.
@@ -184,9 +182,9 @@ pub fn rows_of(dirs: &[PathBuf]) -> Result<Vec<ResultRow>, ArenaError> {
 pub fn rate(
     dirs: &[PathBuf],
     out: &Path,
-    anchor: Option<(&str, f64)>,
+    anchor: Option<(&AgentSpec, f64)>,
     on_event: &mut dyn FnMut(Event),
-) -> Result<Ratings, ArenaError> {
+) -> Result<Ratings<AgentSpec>, ArenaError> {
     let rows = rows_of(dirs)?;
     let arena = ArenaDir::new(out);
     let games: Vec<_> = rows.iter().map(|r| r.as_game_result()).collect();
@@ -231,14 +229,13 @@ pub fn sprt(o: SprtOptions, on_event: &mut dyn FnMut(Event)) -> Result<Decision,
     for spec in [o.candidate, o.baseline] {
         spec.check(&o.rules)?;
     }
-    let candidate = o.candidate.to_string();
     let dir = ArenaDir::new(o.out);
     let _held = dir.claim(&ArenaSetup { rules: o.rules.to_string(), seed: o.seed, openings: o.openings.describe() })?;
     dir.repair()?;
     let stored: std::collections::HashMap<String, f64> = dir
         .read()?
         .into_iter()
-        .map(|r| (r.key.clone(), if r.black == candidate { r.black_score } else { 1.0 - r.black_score }))
+        .map(|r| (r.key.clone(), if r.black == *o.candidate { r.black_score } else { 1.0 - r.black_score }))
         .collect();
     let mut pentanomial = [0u64; 5];
     let mut decision = Decision::Continue;
@@ -302,10 +299,14 @@ mod tests {
     #[test]
     fn progress_lines_name_a_checkpoint_by_its_run_and_file() {
         let (a, b) = ("net:model=runs/a/models/model-000000250.json,sims=8", "net:model=\"b/m.json\",sims=8");
-        let labels = progress_labels(&[a, "pattern:depth=4", b]);
+        let labels_of = |specs: &[&str]| {
+            let specs: Vec<AgentSpec> = specs.iter().map(|s| s.parse().unwrap()).collect();
+            progress_labels(&specs.iter().collect::<Vec<_>>())
+        };
+        let labels = labels_of(&[a, "pattern:depth=4", b]);
         assert_eq!(labels, ["a/model-000000250", "pattern:depth=4", "m"]);
         // Searches that differ stay in the labels.
-        let labels = progress_labels(&[a, "net:model=\"b/m.json\",sims=9", "policy:model=\"m,1.json\""]);
+        let labels = labels_of(&[a, "net:model=\"b/m.json\",sims=9", "policy:model=\"m,1.json\""]);
         assert_eq!(
             labels,
             ["net:model=\"a/model-000000250\",sims=8", "net:model=\"m\",sims=9", "policy:model=\"m,1\""]

@@ -6,7 +6,9 @@
 //! a win and half a loss. A weak prior (one virtual draw between every two players who met, as KataGo's `elo.py`
 //! adds) keeps an undefeated player's rating finite.
 
+use std::borrow::Borrow;
 use std::collections::HashMap;
+use std::fmt::Display;
 
 use thiserror::Error;
 
@@ -16,11 +18,12 @@ const ELO_TO_LOGIT: f64 = std::f64::consts::LN_10 / 400.0;
 /// Virtual draws added between every two players who met.
 const PRIOR_DRAWS: f64 = 1.0;
 
-/// One game's result, as the fit reads it.
+/// One game's result, as the fit reads it. A player is anything printed one way (the arena's players are
+/// [`othello_players::AgentSpec`]s; a name will do).
 #[derive(Clone, Debug, PartialEq)]
-pub struct GameResult {
-    pub black: String,
-    pub white: String,
+pub struct GameResult<P = String> {
+    pub black: P,
+    pub white: P,
     /// Black's score: 1 a win, 0.5 a draw, 0 a loss.
     pub black_score: f64,
     /// Games sharing a pair id were played from one opening with the colours swapped, and are correlated.
@@ -48,8 +51,8 @@ pub enum RatingsError {
 
 /// One player's fitted rating.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Rating {
-    pub player: String,
+pub struct Rating<P = String> {
+    pub player: P,
     /// Elo, the anchor's rating given.
     pub elo: f64,
     /// Standard error of `elo` (0 for the anchor), in Elo.
@@ -59,7 +62,7 @@ pub struct Rating {
     pub score: f64,
 }
 
-impl Rating {
+impl<P> Rating<P> {
     /// The 95% interval half-width.
     pub fn interval95(&self) -> f64 {
         1.959964 * self.std_error
@@ -68,23 +71,33 @@ impl Rating {
 
 /// The fit: every player's rating and the covariance of the estimates.
 #[derive(Clone, Debug)]
-pub struct Ratings {
-    pub ratings: Vec<Rating>,
+pub struct Ratings<P = String> {
+    pub ratings: Vec<Rating<P>>,
     /// Covariance of the ratings, in Elo squared, in the order of `ratings` (the anchor's row and column are 0).
     covariance: Vec<Vec<f64>>,
 }
 
-impl Ratings {
-    pub fn get(&self, player: &str) -> Option<&Rating> {
-        self.ratings.iter().find(|r| r.player == player)
+/// A player's rating is found by the player (a name's by a `&str`).
+impl<P> Ratings<P> {
+    pub fn get<Q: PartialEq + ?Sized>(&self, player: &Q) -> Option<&Rating<P>>
+    where
+        P: Borrow<Q>,
+    {
+        self.ratings.iter().find(|r| r.player.borrow() == player)
     }
 
-    fn index(&self, player: &str) -> Option<usize> {
-        self.ratings.iter().position(|r| r.player == player)
+    fn index<Q: PartialEq + ?Sized>(&self, player: &Q) -> Option<usize>
+    where
+        P: Borrow<Q>,
+    {
+        self.ratings.iter().position(|r| r.player.borrow() == player)
     }
 
     /// The standard error of the difference between two players' ratings, in Elo.
-    pub fn difference_std_error(&self, a: &str, b: &str) -> Option<f64> {
+    pub fn difference_std_error<Q: PartialEq + ?Sized>(&self, a: &Q, b: &Q) -> Option<f64>
+    where
+        P: Borrow<Q>,
+    {
         let (i, j) = (self.index(a)?, self.index(b)?);
         let c = &self.covariance;
         Some((c[i][i] + c[j][j] - 2.0 * c[i][j]).max(0.0).sqrt())
@@ -92,7 +105,10 @@ impl Ratings {
 
     /// The likelihood that `a` is stronger than `b`: the probability, under the fit's normal approximation, that
     /// the difference of their true ratings is positive.
-    pub fn likelihood_of_superiority(&self, a: &str, b: &str) -> Option<f64> {
+    pub fn likelihood_of_superiority<Q: PartialEq + ?Sized>(&self, a: &Q, b: &Q) -> Option<f64>
+    where
+        P: Borrow<Q>,
+    {
         let diff = self.get(a)?.elo - self.get(b)?.elo;
         let sd = self.difference_std_error(a, b)?;
         Some(if sd == 0.0 { 0.5 + 0.5 * diff.signum() } else { normal_cdf(diff / sd) })
@@ -125,19 +141,22 @@ pub fn expected_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
+fn player_name<P: Display>(player: &P) -> String {
+    player.to_string()
+}
+
 /// Fits every player's rating, `anchor` fixed at `anchor_elo`. The result is sorted, strongest first.
-pub fn fit(games: &[GameResult], anchor: &str, anchor_elo: f64) -> Result<Ratings, RatingsError> {
+pub fn fit<P: Clone + PartialEq + Display + Borrow<Q>, Q: Display + ?Sized>(
+    games: &[GameResult<P>],
+    anchor: &Q,
+    anchor_elo: f64,
+) -> Result<Ratings<P>, RatingsError> {
     if games.is_empty() {
         return Err(RatingsError::NoGames);
     }
-    let mut names: Vec<String> = Vec::new();
+    // Players told apart by how they print: one text, one player.
+    let (mut names, mut players): (Vec<String>, Vec<&P>) = (Vec::new(), Vec::new());
     let mut ids: HashMap<String, usize> = HashMap::new();
-    let mut id = |name: &str, names: &mut Vec<String>| -> usize {
-        *ids.entry(name.to_string()).or_insert_with(|| {
-            names.push(name.to_string());
-            names.len() - 1
-        })
-    };
     // (black, white, black's score, cluster)
     let mut rows = Vec::with_capacity(games.len());
     for (index, g) in games.iter().enumerate() {
@@ -145,13 +164,22 @@ pub fn fit(games: &[GameResult], anchor: &str, anchor_elo: f64) -> Result<Rating
             return Err(RatingsError::BadScore { index, score: g.black_score });
         }
         if g.black == g.white {
-            return Err(RatingsError::SelfPlay { index, player: g.black.clone() });
+            return Err(RatingsError::SelfPlay { index, player: g.black.to_string() });
         }
-        let (b, w) = (id(&g.black, &mut names), id(&g.white, &mut names));
+        let mut id = |player| {
+            let name = player_name(player);
+            *ids.entry(name.clone()).or_insert_with(|| {
+                names.push(name);
+                players.push(player);
+                names.len() - 1
+            })
+        };
+        let (b, w) = (id(&g.black), id(&g.white));
         rows.push((b, w, g.black_score, g.pair.map_or(Cluster::Game(index), Cluster::Pair)));
     }
     let n = names.len();
-    let a = names.iter().position(|p| p == anchor).ok_or_else(|| RatingsError::UnknownAnchor(anchor.to_string()))?;
+    let anchor = anchor.to_string();
+    let a = names.iter().position(|p| *p == anchor).ok_or(RatingsError::UnknownAnchor(anchor))?;
     check_connected(n, &rows, a, &names)?;
     // Each pair of players who met gets PRIOR_DRAWS virtual draws.
     let mut met: Vec<(usize, usize)> = rows.iter().map(|&(b, w, _, _)| (b.min(w), b.max(w))).collect();
@@ -213,7 +241,7 @@ pub fn fit(games: &[GameResult], anchor: &str, anchor_elo: f64) -> Result<Rating
     let ratings = order
         .iter()
         .map(|&i| Rating {
-            player: names[i].clone(),
+            player: players[i].clone(),
             elo: anchor_elo + r[i] * to_elo,
             std_error: covariance[i][i].max(0.0).sqrt(),
             games: games_of[i],
@@ -449,7 +477,7 @@ mod tests {
     fn correlated_pairs_widen_the_interval() {
         let independent = fit(&games("a", "b", 600, 0, 400), "b", 0.0).unwrap();
         // The same scores, arranged so that both games of a pair have the same result for "a".
-        let mut paired = Vec::new();
+        let mut paired: Vec<GameResult> = Vec::new();
         for k in 0..500u64 {
             let s = if k < 300 { 1.0 } else { 0.0 };
             paired.push(GameResult { black: "a".into(), white: "b".into(), black_score: s, pair: Some(k) });
@@ -476,7 +504,7 @@ mod tests {
 
     #[test]
     fn bad_inputs_are_refused_by_name() {
-        assert_eq!(fit(&[], "x", 0.0).unwrap_err(), RatingsError::NoGames);
+        assert_eq!(fit::<String, str>(&[], "x", 0.0).unwrap_err(), RatingsError::NoGames);
         let g = games("a", "b", 1, 0, 1);
         assert_eq!(fit(&g, "z", 0.0).unwrap_err(), RatingsError::UnknownAnchor("z".into()));
         let mut bad = g.clone();

@@ -29,16 +29,33 @@ pub struct CheckpointPoint {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunCurve {
     pub label: String,
+    /// The first checkpoint's player: the curve's search is its search.
+    pub player: Option<AgentSpec>,
     pub points: Vec<CheckpointPoint>,
 }
 
+/// A player drawn as a horizontal line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FixedLine {
+    pub label: String,
+    pub value: f64,
+    /// An external engine's line stands out: the scale a reader knows from elsewhere.
+    pub external: bool,
+}
+
+impl FixedLine {
+    pub fn of(player: &AgentSpec, value: f64) -> FixedLine {
+        FixedLine { label: player.label(), value, external: player.is_external() }
+    }
+}
+
 /// A player's measure: its spec, the value and the value's 95% interval (low, high).
-pub type PlayerMeasure = (String, f64, f64, f64);
+pub type PlayerMeasure = (AgentSpec, f64, f64, f64);
 
 /// The checkpoint a rated player plays (its spec's `model=`), if it is one: the spec's model, the sidecar's path
 /// and the sidecar.
-pub fn rated_checkpoint(player: &str) -> Option<(String, PathBuf, CheckpointInfo)> {
-    let model = player.parse::<AgentSpec>().ok()?.model()?.to_string();
+pub fn rated_checkpoint(player: &AgentSpec) -> Option<(String, PathBuf, CheckpointInfo)> {
+    let model = player.model()?.to_string();
     let path = resolve_checkpoint(Path::new(&model)).ok()?;
     let info = read_info(&path).ok()?;
     Some((model, path, info))
@@ -46,13 +63,13 @@ pub fn rated_checkpoint(player: &str) -> Option<(String, PathBuf, CheckpointInfo
 
 /// The rated players split into checkpoints of training runs (players whose `model=` is a checkpoint with
 /// training information), one curve per run and spec, and the fixed players (name, Elo).
-pub fn curves_from(fit: &Ratings) -> (Vec<RunCurve>, Vec<(String, f64)>) {
+pub fn curves_from(fit: &Ratings<AgentSpec>) -> (Vec<RunCurve>, Vec<FixedLine>) {
     curves_of(fit.ratings.iter().map(|r| (r.player.clone(), r.elo, r.elo - r.interval95(), r.elo + r.interval95())))
 }
 
 /// Players' measures split as [`curves_from`] splits ratings: the checkpoints of training runs, one curve per run
 /// and spec, and the fixed players (name, value).
-pub fn curves_of(measures: impl IntoIterator<Item = PlayerMeasure>) -> (Vec<RunCurve>, Vec<(String, f64)>) {
+pub fn curves_of(measures: impl IntoIterator<Item = PlayerMeasure>) -> (Vec<RunCurve>, Vec<FixedLine>) {
     let mut curves: Vec<RunCurve> = Vec::new();
     let mut fixed = Vec::new();
     for (player, value, low, high) in measures {
@@ -63,19 +80,19 @@ pub fn curves_of(measures: impl IntoIterator<Item = PlayerMeasure>) -> (Vec<RunC
             Some((run, info.step, training, model))
         });
         let Some((run, step, training, model)) = checkpoint else {
-            fixed.push((player, value));
+            fixed.push(FixedLine::of(&player, value));
             continue;
         };
         // A run begun from another network's weights says so wherever it is drawn.
         let warm = othello_run::RunDir::new(&run).warm_start().exists();
         let name = format!("{}{}", run.display(), if warm { " (warm start)" } else { "" });
-        let label = player.replace(&model, &name);
+        let label = player.to_string().replace(&model, &name);
         let started_at = othello_run::RunDir::new(&run).started_at();
         let hours = training.seconds_into_run(started_at).map(|s| s as f64 / 3600.0);
         let point = CheckpointPoint { step, hours, positions: training.positions_seen, value, low, high };
         match curves.iter_mut().find(|c| c.label == label) {
             Some(curve) => curve.points.push(point),
-            None => curves.push(RunCurve { label, points: vec![point] }),
+            None => curves.push(RunCurve { label, player: Some(player), points: vec![point] }),
         }
     }
     for curve in &mut curves {
@@ -112,12 +129,12 @@ impl Axis {
 }
 
 /// Draws `runs`' `measure` (its name on the y axis: "Elo") against the training step, wall time (where known) and
-/// self-play positions, side by side, with `fixed` players (name, value) as grey lines; written atomically to `svg`.
-pub fn plot_curves(runs: &[RunCurve], fixed: &[(String, f64)], measure: &str, svg: &Path) -> Result<(), String> {
+/// self-play positions, side by side, with `fixed` players as grey lines; written atomically to `svg`.
+pub fn plot_curves(runs: &[RunCurve], fixed: &[FixedLine], measure: &str, svg: &Path) -> Result<(), String> {
     let err = |e: &dyn std::fmt::Display| e.to_string();
     let all = runs.iter().flat_map(|r| r.points.iter());
-    let lows = all.clone().map(|p| p.low).chain(fixed.iter().map(|f| f.1));
-    let highs = all.clone().map(|p| p.high).chain(fixed.iter().map(|f| f.1));
+    let lows = all.clone().map(|p| p.low).chain(fixed.iter().map(|f| f.value));
+    let highs = all.clone().map(|p| p.high).chain(fixed.iter().map(|f| f.value));
     let lo = lows.fold(f64::INFINITY, f64::min);
     let hi = highs.fold(f64::NEG_INFINITY, f64::max);
     if !lo.is_finite() || !hi.is_finite() {
@@ -145,18 +162,14 @@ pub fn plot_curves(runs: &[RunCurve], fixed: &[(String, f64)], measure: &str, sv
                 .build_cartesian_2d(0.0..x_max * 1.02, (lo - pad)..(hi + pad))
                 .map_err(|e| err(&e))?;
             chart.configure_mesh().x_desc(x_desc).y_desc(measure).draw().map_err(|e| err(&e))?;
-            for (name, value) in fixed {
-                // An external engine's rung stands out: the scale a reader knows from elsewhere.
-                let (grey, name) = match othello_players::spec::AgentSpec::external_label(name) {
-                    Some(label) => (RGBColor(170, 60, 30), label),
-                    None => (RGBColor(150, 150, 150), name.clone()),
-                };
+            for FixedLine { label, value, external } in fixed {
+                let grey = if *external { RGBColor(170, 60, 30) } else { RGBColor(150, 150, 150) };
                 chart
                     .draw_series(LineSeries::new([(0.0, *value), (x_max * 1.02, *value)], grey.stroke_width(1)))
                     .map_err(|e| err(&e))?;
                 chart
                     .draw_series([Text::new(
-                        name,
+                        label.clone(),
                         (x_max * 0.01, *value + pad * 0.1),
                         ("sans-serif", 12).into_font().color(&grey),
                     )])
@@ -212,10 +225,12 @@ mod tests {
             high: elo + 40.0,
         };
         let runs = [
-            RunCurve { label: "run-a".into(), points: vec![point(100, 50.0), point(200, 180.0)] },
-            RunCurve { label: "run-b".into(), points: vec![point(100, 20.0)] },
+            RunCurve { label: "run-a".into(), player: None, points: vec![point(100, 50.0), point(200, 180.0)] },
+            RunCurve { label: "run-b".into(), player: None, points: vec![point(100, 20.0)] },
         ];
-        plot_curves(&runs, &[("random".into(), 0.0), ("positional:depth=2".into(), 400.0)], "Elo", &svg).unwrap();
+        let fixed =
+            [("random", 0.0), ("positional:depth=2", 400.0)].map(|(p, v)| FixedLine::of(&p.parse().unwrap(), v));
+        plot_curves(&runs, &fixed, "Elo", &svg).unwrap();
         let text = std::fs::read_to_string(&svg).unwrap();
         for label in [
             "run-a",

@@ -126,27 +126,29 @@ pub struct RatingsArgs {
     /// Where the ratings and the picture go (default: DIR itself for one directory, else ./ratings-comparison).
     #[arg(long)]
     out: Option<PathBuf>,
-    /// The player whose rating is fixed, and at what: NAME=ELO (default: random=0, else the first agent).
-    #[arg(long)]
-    anchor: Option<String>,
+    /// The player whose rating is fixed, and at what: SPEC=ELO, or SPEC at 0 (default: random=0, else the first
+    /// game's black).
+    #[arg(long, value_parser = parse_anchor)]
+    anchor: Option<(AgentSpec, f64)>,
     /// Also print the likelihood of superiority of every player over every other.
     #[arg(long)]
     los: bool,
 }
 
-pub fn ratings(a: RatingsArgs) -> Result<()> {
-    let anchor = match a.anchor.as_deref() {
-        Some(text) => {
-            let (name, elo) = text.rsplit_once('=').unwrap_or((text, "0"));
-            let elo = elo
-                .parse::<f64>()
-                .ok()
-                .filter(|e| e.is_finite())
-                .ok_or_else(|| anyhow::anyhow!("--anchor {text}: '{elo}' is not a number"))?;
-            Some((name, elo))
+/// `--anchor`: SPEC=ELO where the text before the last `=` is a spec, else the whole text as a spec (whose own
+/// keys hold `=`) at 0.
+fn parse_anchor(text: &str) -> Result<(AgentSpec, f64), String> {
+    if let Some((spec, number)) = text.rsplit_once('=') {
+        if let Ok(spec) = spec.parse::<AgentSpec>() {
+            let elo = number.parse::<f64>().ok().filter(|e| e.is_finite());
+            return elo.map(|elo| (spec, elo)).ok_or_else(|| format!("'{number}' is not a number"));
         }
-        None => None,
-    };
+    }
+    text.parse::<AgentSpec>().map(|spec| (spec, 0.0)).map_err(|e| e.to_string())
+}
+
+pub fn ratings(a: RatingsArgs) -> Result<()> {
+    let anchor = a.anchor.as_ref().map(|(spec, elo)| (spec, *elo));
     let out = matches::output_dir(a.out, &a.dirs, "ratings-comparison");
     let mut report = Report::new();
     report.los = a.los;

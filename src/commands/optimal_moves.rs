@@ -69,12 +69,10 @@ pub fn optimal_moves_command(a: OptimalMovesArgs) -> Result<()> {
     }
     let out = output_dir(a.out, &a.games, "optimal-moves-comparison");
     let max_empties = a.max_empties;
-    // The stored games name each player by its spec's canonical form.
-    let player = a.player.as_ref().map(AgentSpec::to_string);
     let options = OptimalMovesOptions {
         dirs: &a.games,
         out: &out,
-        player: player.as_deref(),
+        player: a.player.as_ref(),
         max_empties,
         fixed_positions: a.fixed_positions,
         threads: a.threads,

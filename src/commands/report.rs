@@ -64,7 +64,10 @@ impl Report {
                 eprintln!("pairs {pairs}  pentanomial {pentanomial:?}  LLR {llr:+.3} in ({lower:+.3}, {upper:+.3})");
             }
             Event::SprtDecided { verdict } => outln!("{verdict}"),
-            Event::Against { player, opponents } => eprintln!("{player}: against {}", opponents.join(", ")),
+            Event::Against { player, opponents } => {
+                let opponents: Vec<String> = opponents.iter().map(ToString::to_string).collect();
+                eprintln!("{player}: against {}", opponents.join(", "))
+            }
             Event::FinalPlayer { player } => eprintln!("the final player: {player}"),
             Event::Promoted { model, first: true } => eprintln!("gating: {} is the first best", model.display()),
             Event::Promoted { model, first: false } => eprintln!("gating: {} is the new best", model.display()),
@@ -134,8 +137,8 @@ impl Report {
 }
 
 /// The leading players and their Elo, as the progress line names them.
-fn leaders(standings: &Ratings) -> String {
-    let players: Vec<&str> = standings.ratings.iter().map(|r| r.player.as_str()).collect();
+fn leaders(standings: &Ratings<AgentSpec>) -> String {
+    let players: Vec<&AgentSpec> = standings.ratings.iter().map(|r| &r.player).collect();
     let labels = othello_eval::matches::progress_labels(&players);
     let mut shown: Vec<_> = (standings.ratings.iter().zip(labels).take(LEADERS_SHOWN))
         .map(|(r, label)| format!("{label} {:+.0}±{:.0}", r.elo, r.interval95()))
@@ -146,10 +149,9 @@ fn leaders(standings: &Ratings) -> String {
     shown.join("  ")
 }
 
-fn print_table(fit: &Ratings) {
+fn print_table(fit: &Ratings<AgentSpec>) {
     // An external engine marked: the public scale a reader can place.
-    let names: Vec<String> =
-        fit.ratings.iter().map(|r| AgentSpec::external_label(&r.player).unwrap_or_else(|| r.player.clone())).collect();
+    let names: Vec<String> = fit.ratings.iter().map(|r| r.player.label()).collect();
     let width = names.iter().map(String::len).max().unwrap_or(6).max(6);
     outln!(
         "{:>4}  {:<width$}  {:>7}  {:>6}  {:>6}  {:>6}  {:>7}",
@@ -176,7 +178,7 @@ fn print_table(fit: &Ratings) {
     }
 }
 
-fn print_los(fit: &Ratings) {
+fn print_los(fit: &Ratings<AgentSpec>) {
     outln!("likelihood of superiority (row over column):");
     for a in &fit.ratings {
         let cells: Vec<String> = fit
@@ -188,14 +190,14 @@ fn print_los(fit: &Ratings) {
                 None => String::new(),
             })
             .collect();
-        outln!("{:<24} {}", a.player, cells.join(" "));
+        outln!("{:<24} {}", a.player.to_string(), cells.join(" "));
     }
 }
 
 /// Prints every player's record of `counted` (moves, or positions) with at most `max_empties` empties, best first.
 pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_empties: u32) {
     let records = best_first(records);
-    let width = records.iter().map(|r| r.player.len()).max().unwrap_or(6).max(6);
+    let width = records.iter().map(|r| r.player.to_string().len()).max().unwrap_or(6).max(6);
     outln!("{counted} with a choice and at most {max_empties} empties, against the solver:");
     outln!(
         "{:<width$}  {:>9}  {:>8}  {:>11}  {:>11}  {:>9}",
@@ -208,6 +210,7 @@ pub fn print_every_player(records: &[OptimalMovesRow], counted: &str, max_emptie
     );
     for OptimalMovesRow { player, report: r, .. } in records {
         let (low, high) = r.optimal_interval();
+        let player = player.to_string();
         outln!(
             "{player:<width$}  {:>9}  {:>7.1}%  {:>4.1}-{:<5.1}  {:>10.1}%  {:>9.2}",
             r.positions,

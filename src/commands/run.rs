@@ -58,21 +58,22 @@ pub fn run(a: RunArgs) -> Result<()> {
     run_stages(RunOptions { run: &run_dir, config, steps: a.steps, minutes: a.minutes, threads, warm_start })
 }
 
-/// Set in the stages' environment: they exit when the `run` that started them is gone.
+/// Set in the stages' environment to the pid of the `run` that started them: they exit when it is gone.
 const STAGE_OF_RUN: &str = "OTHELLO_ZERO_STAGE_OF_RUN";
 
 /// In a stage started by `run`: a thread that ends the process once its parent is gone (a `kill -9` of `run`
-/// reparents the children), so that a rerun never finds a second trainer still writing to the run.
+/// reparents the children), so that a rerun never finds a second trainer still writing to the run. The parent is
+/// the pid `run` gave, not the one found at start: `run` may be gone before the stage looks.
 pub fn exit_with_parent() {
     #[cfg(unix)]
-    if std::env::var_os(STAGE_OF_RUN).is_some() {
-        let parent = std::os::unix::process::parent_id();
+    if let Some(value) = std::env::var_os(STAGE_OF_RUN) {
+        let parent = value.to_str().and_then(|pid| pid.parse::<u32>().ok());
         std::thread::spawn(move || loop {
-            std::thread::sleep(Duration::from_millis(500));
-            if std::os::unix::process::parent_id() != parent {
+            if parent != Some(std::os::unix::process::parent_id()) {
                 eprintln!("the run that started this stage is gone: stopping");
                 std::process::exit(1);
             }
+            std::thread::sleep(Duration::from_millis(500));
         });
     }
 }
@@ -207,7 +208,7 @@ fn run_stages(o: RunOptions) -> Result<()> {
         command
             .args(args)
             .env("RAYON_NUM_THREADS", rayon_threads.to_string())
-            .env(STAGE_OF_RUN, "1")
+            .env(STAGE_OF_RUN, std::process::id().to_string())
             .stdout(file.try_clone()?)
             .stderr(file)
             .stdin(Stdio::null())
@@ -372,7 +373,7 @@ fn rate_newest(run: &RunDir, config: &RunConfig, exe: &Path, threads: usize, int
     // A stage too: it stops when this process is killed, as the others do.
     let rating = std::process::Command::new(exe)
         .args(["evaluate", "--run", run_arg, "--threads", &threads.to_string()])
-        .env(STAGE_OF_RUN, "1")
+        .env(STAGE_OF_RUN, std::process::id().to_string())
         .env(crate::run_config::WARNINGS_SHOWN, "1")
         .spawn()
         .context("starting the final evaluation")?;

@@ -111,7 +111,10 @@ impl EvalSearches {
 
 /// The checkpoints among `measures` (player, measure) played with `search`, oldest first: each one's step and
 /// measure.
-fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>, search: &PlayerSearch) -> Vec<(u64, T)> {
+fn checkpoints_by_step<'a, T>(
+    measures: impl Iterator<Item = (&'a AgentSpec, T)>,
+    search: &PlayerSearch,
+) -> Vec<(u64, T)> {
     let mut checkpoints: Vec<(u64, T)> = measures
         .filter(|(player, _)| searches_with(player, search))
         .filter_map(|(player, measure)| {
@@ -125,14 +128,14 @@ fn checkpoints_by_step<'a, T>(measures: impl Iterator<Item = (&'a str, T)>, sear
 
 /// The checkpoints with `search` in an evaluation's ratings, oldest first: each one's step, Elo and 95% interval.
 fn rated_checkpoints(table: &othello_eval::arena::RatingsTable, search: &PlayerSearch) -> Vec<(u64, (f64, f64))> {
-    checkpoints_by_step(table.ratings.iter().map(|r| (r.player.as_str(), (r.elo, r.interval95))), search)
+    checkpoints_by_step(table.ratings.iter().map(|r| (&r.player, (r.elo, r.interval95))), search)
 }
 
 /// The checkpoints with `search` in an evaluation's `optimal-moves.csv`, oldest first: each one's step and
 /// optimal-move rate.
 fn checkpoints_against_solver(eval: &othello_eval::arena::ArenaDir, search: &PlayerSearch) -> Vec<(u64, f64)> {
     let Ok(records) = eval.read_optimal_moves() else { return vec![] };
-    checkpoints_by_step(records.iter().map(|r| (r.player.as_str(), r.report.optimal_rate())), search)
+    checkpoints_by_step(records.iter().map(|r| (&r.player, r.report.optimal_rate())), search)
 }
 
 /// The newest checkpoint with `search` in an evaluation's `ratings.json`: its step, Elo and 95% interval.
@@ -182,18 +185,16 @@ pub(crate) fn learning_summary(eval: &othello_eval::arena::ArenaDir, searches: &
     if let Ok(rows) = eval.read() {
         // Its score against the same network with the curve's search (its spec with that search in place of its
         // own), and against the ladder's strongest rung.
-        // Players compared as specs, not as the text a table happens to hold.
-        let Ok(final_player) = player.player.parse::<AgentSpec>() else { return Some(summary) };
-        let is = |text: &str, spec: &AgentSpec| text.parse::<AgentSpec>().is_ok_and(|s| s == *spec);
+        let final_player = &player.player;
         let same_network = final_player.model().map(|model| {
             let name = format!("step {step} with {} simulations", searches.curve.sims);
             (AgentSpec::net(model, searches.curve.clone()), name)
         });
-        let top_rung = top.and_then(|r| Some((r.player.parse::<AgentSpec>().ok()?, r.player.clone())));
+        let top_rung = top.map(|r| (r.player.clone(), r.player.to_string()));
         for (opponent, name) in [same_network, top_rung].into_iter().flatten() {
             let (points, games) = rows.iter().fold((0.0, 0), |(points, games), r| {
-                let (black, white) = (is(&r.black, &final_player), is(&r.white, &final_player));
-                match (black && is(&r.white, &opponent), white && is(&r.black, &opponent)) {
+                let (black, white) = (r.black == *final_player, r.white == *final_player);
+                match (black && r.white == opponent, white && r.black == opponent) {
                     (true, _) => (points + r.black_score, games + 1),
                     (_, true) => (points + 1.0 - r.black_score, games + 1),
                     _ => (points, games),
@@ -229,7 +230,7 @@ mod tests {
     /// A record of `optimal` positions played perfectly of 40.
     fn record(player: String, optimal: usize) -> othello_eval::optimal_moves::OptimalMovesRow {
         othello_eval::optimal_moves::OptimalMovesRow {
-            player,
+            player: player.parse().unwrap(),
             report: othello_eval::OptimalMovesReport {
                 positions: 40,
                 optimal,
@@ -338,7 +339,7 @@ mod tests {
         assert_eq!(learning_summary(&eval, &searches), None);
         let spec = |step, sims| format!("net:model={},sims={sims}", checkpoint(&run, step).display());
         let rated = |player: String, elo: f64, interval95: f64| RatedPlayer {
-            player,
+            player: player.parse().unwrap(),
             elo,
             interval95,
             std_error: interval95 / 1.96,
@@ -346,7 +347,7 @@ mod tests {
             score: 10.0,
         };
         let mut table = RatingsTable {
-            anchor: "random".into(),
+            anchor: "random".parse().unwrap(),
             anchor_elo: 0.0,
             games: 100,
             ratings: vec![rated("random".into(), 0.0, 0.0), rated(spec(250, 8), 200.0, 90.0)],

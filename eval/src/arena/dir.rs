@@ -11,7 +11,7 @@ use othello_core::Color;
 use othello_run::{fnv1a, write_atomic};
 
 use crate::ratings::{GameResult, Ratings};
-use othello_players::spec::AgentSpec;
+use othello_players::spec::{AgentKind, AgentSpec};
 
 use super::*;
 
@@ -28,8 +28,8 @@ pub struct ArenaDir {
 pub struct ResultRow {
     pub key: String,
     pub pair: u64,
-    pub black: String,
-    pub white: String,
+    pub black: AgentSpec,
+    pub white: AgentSpec,
     /// The opening's moves (a transcript), played before either agent moved.
     pub opening: String,
     pub black_score: f64,
@@ -39,12 +39,12 @@ pub struct ResultRow {
 }
 
 impl ResultRow {
-    pub fn as_game_result(&self) -> GameResult {
+    pub fn as_game_result(&self) -> GameResult<AgentSpec> {
         GameResult {
             black: self.black.clone(),
             white: self.white.clone(),
             black_score: self.black_score,
-            pair: Some(pair_cluster(&self.black, &self.white, self.pair)),
+            pair: Some(pair_cluster(&self.black.to_string(), &self.white.to_string(), self.pair)),
         }
     }
 }
@@ -54,7 +54,7 @@ impl ResultRow {
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RatingsTable {
     /// The player held at `anchor_elo`.
-    pub anchor: String,
+    pub anchor: AgentSpec,
     pub anchor_elo: f64,
     /// Games rated.
     pub games: usize,
@@ -65,7 +65,7 @@ pub struct RatingsTable {
 /// One player's line of a [`RatingsTable`].
 #[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RatedPlayer {
-    pub player: String,
+    pub player: AgentSpec,
     pub elo: f64,
     /// Half-width of the 95% interval of `elo`.
     pub interval95: f64,
@@ -76,7 +76,7 @@ pub struct RatedPlayer {
 }
 
 impl RatingsTable {
-    pub fn new(fit: &Ratings, anchor: &str, anchor_elo: f64, games: usize) -> RatingsTable {
+    pub fn new(fit: &Ratings<AgentSpec>, anchor: &AgentSpec, anchor_elo: f64, games: usize) -> RatingsTable {
         let ratings = fit
             .ratings
             .iter()
@@ -89,7 +89,7 @@ impl RatingsTable {
                 score: r.score,
             })
             .collect();
-        RatingsTable { anchor: anchor.to_string(), anchor_elo, games, ratings }
+        RatingsTable { anchor: anchor.clone(), anchor_elo, games, ratings }
     }
 
     /// `ratings.csv`: one line per player, best first.
@@ -98,7 +98,7 @@ impl RatingsTable {
         for (i, r) in self.ratings.iter().enumerate() {
             csv.push_str(&csv_line(&[
                 (i + 1).to_string(),
-                r.player.clone(),
+                r.player.to_string(),
                 format!("{:.1}", r.elo),
                 format!("{:.1}", r.interval95),
                 format!("{:.2}", r.std_error),
@@ -116,9 +116,12 @@ pub fn pair_cluster(black: &str, white: &str, pair: u64) -> u64 {
 }
 
 /// The player a table is anchored to unless one is named: `random` if it played, else the first game's black.
-pub fn default_anchor(rows: &[ResultRow]) -> Option<&str> {
-    let random = rows.iter().any(|r| r.black == "random" || r.white == "random");
-    rows.first().map(|first| if random { "random" } else { first.black.as_str() })
+pub fn default_anchor(rows: &[ResultRow]) -> Option<&AgentSpec> {
+    let random = rows
+        .iter()
+        .flat_map(|r| [&r.black, &r.white])
+        .find(|p| matches!(p.kind, AgentKind::Random) && p.endgame.is_none());
+    random.or(rows.first().map(|first| &first.black))
 }
 
 /// Names each checkpoint of `run` that the rows play (a spec whose `model=` is `.../models/FILE` with RUN/models/FILE
@@ -126,38 +129,39 @@ pub fn default_anchor(rows: &[ResultRow]) -> Option<&str> {
 /// was given, relative to its working directory: renamed so, the games of a run rated from another directory, or
 /// from a run directory since moved, are its checkpoints' games, and a resumed evaluation finds them played.
 pub fn name_checkpoints_under(rows: &mut [ResultRow], run: &othello_run::RunDir) {
-    let mut renamed: HashMap<String, Option<String>> = HashMap::new();
-    let mut rename =
-        |player: &str| renamed.entry(player.to_string()).or_insert_with(|| checkpoint_named_under(player, run)).clone();
+    let mut renamed: HashMap<AgentSpec, Option<AgentSpec>> = HashMap::new();
+    let mut rename = |player: &AgentSpec| {
+        renamed.entry(player.clone()).or_insert_with(|| checkpoint_named_under(player, run)).clone()
+    };
     for row in rows {
         let (black, white) = (rename(&row.black), rename(&row.white));
         if black.is_none() && white.is_none() {
             continue;
         }
-        let key = |black: &str, white: &str, first_is_black| Pairing::key(black, white, row.pair, first_is_black);
-        let Some(first_is_black) = [true, false].into_iter().find(|&f| key(&row.black, &row.white, f) == row.key)
-        else {
-            continue;
+        // The key says which colour the pairing's first player had (a key stored by an older build may spell the
+        // players otherwise than they print now).
+        let first_is_black = match &row.key {
+            key if key.ends_with(" ab") => true,
+            key if key.ends_with(" ba") => false,
+            _ => continue,
         };
         let black = black.unwrap_or_else(|| row.black.clone());
         let white = white.unwrap_or_else(|| row.white.clone());
-        row.key = key(&black, &white, first_is_black);
+        row.key = Pairing::key(&black.to_string(), &white.to_string(), row.pair, first_is_black);
         (row.black, row.white) = (black, white);
     }
 }
 
 /// `player` with its checkpoint named by its path under `run`, where it names one of the run's checkpoints (a
 /// `model=` of `.../models/FILE` with RUN/models/FILE present) by another path; else None.
-fn checkpoint_named_under(player: &str, run: &othello_run::RunDir) -> Option<String> {
-    let spec = player.parse::<AgentSpec>().ok()?;
-    let renamed = spec.with_model(|model| {
+fn checkpoint_named_under(player: &AgentSpec, run: &othello_run::RunDir) -> Option<AgentSpec> {
+    player.with_model(|model| {
         let path = Path::new(model);
         let own = run.models().join(path.file_name()?);
         let named = own.display().to_string();
         let is_checkpoint = othello_run::RunDir::of_checkpoint(path).is_some() && own.is_file();
         (is_checkpoint && named != model).then_some(named)
-    });
-    Some(renamed?.to_string())
+    })
 }
 
 /// The two specs of a pairing in a fixed order, so that both colours of a pair share it.
@@ -355,11 +359,14 @@ impl ArenaDir {
                 .ok()
                 .filter(|s| [0.0, 0.5, 1.0].contains(s))
                 .ok_or_else(|| err(format!("black_score '{}' is not 0, 0.5 or 1", fields[7])))?;
+            let player = |field: &String| {
+                field.parse::<AgentSpec>().map_err(|e| err(format!("player '{field}' is not a player: {e}")))
+            };
             rows.push(ResultRow {
                 key: fields[0].clone(),
                 pair,
-                black: fields[2].clone(),
-                white: fields[3].clone(),
+                black: player(&fields[2])?,
+                white: player(&fields[3])?,
                 opening: fields[4].clone(),
                 black_score,
                 ending: fields[8].clone(),
@@ -434,8 +441,8 @@ impl ArenaDir {
         let fields = [
             p.key.clone(),
             p.pair.to_string(),
-            black.clone(),
-            white.clone(),
+            black,
+            white,
             opening.clone(),
             pos.black().count().to_string(),
             pos.white().count().to_string(),
@@ -451,8 +458,8 @@ impl ArenaDir {
         Ok(ResultRow {
             key: p.key.clone(),
             pair: p.pair,
-            black,
-            white,
+            black: p.black.clone(),
+            white: p.white.clone(),
             opening,
             black_score: played.black_score,
             ending: ending.to_string(),
@@ -528,27 +535,27 @@ mod tests {
     /// `ratings.json` is an error naming it.
     #[test]
     fn ratings_tables_read_back_as_written() {
-        let game = |black: &str, white: &str, black_score: f64| GameResult {
-            black: black.into(),
-            white: white.into(),
+        let [a, b, c] = ["greedy", "random", "engine:cmd=\"say c, now\",protocol=gtp"].map(|s| s.parse().unwrap());
+        let game = |black: &AgentSpec, white: &AgentSpec, black_score: f64| GameResult {
+            black: black.clone(),
+            white: white.clone(),
             black_score,
             pair: None,
         };
-        let games =
-            [game("a", "b", 1.0), game("b", "a", 0.5), game("a", "say \"c\"", 1.0), game("say \"c\"", "b", 0.0)];
-        let fit = crate::ratings::fit(&games, "b", 100.0).unwrap();
-        let table = RatingsTable::new(&fit, "b", 100.0, games.len());
+        let games = [game(&a, &b, 1.0), game(&b, &a, 0.5), game(&a, &c, 1.0), game(&c, &b, 0.0)];
+        let fit = crate::ratings::fit(&games, &b, 100.0).unwrap();
+        let table = RatingsTable::new(&fit, &b, 100.0, games.len());
         let scratch = tempfile::tempdir().unwrap();
         let dir = ArenaDir::new(scratch.path());
         dir.write_ratings(&table).unwrap();
         assert_eq!(dir.read_ratings().unwrap(), table);
-        assert_eq!(table.ratings.iter().find(|r| r.player == "b").map(|r| r.elo), Some(100.0));
+        assert_eq!(table.ratings.iter().find(|r| r.player == b).map(|r| r.elo), Some(100.0));
         let csv = std::fs::read_to_string(dir.ratings_csv()).unwrap();
         let players: Vec<String> =
             csv_rows::<7>(&csv, &dir.ratings_csv()).unwrap().into_iter().map(|(_, [_, p, ..])| p).collect();
-        let expected: Vec<String> = table.ratings.iter().map(|r| r.player.clone()).collect();
+        let expected: Vec<String> = table.ratings.iter().map(|r| r.player.to_string()).collect();
         assert_eq!(players, expected);
-        assert_eq!(table.ratings[0].player, "a", "{csv}");
+        assert_eq!(table.ratings[0].player, a, "{csv}");
         std::fs::write(dir.ratings_json(), "{\"anchor\": \"b\"").unwrap();
         let err = dir.read_ratings().unwrap_err().to_string();
         assert!(err.contains("ratings.json"), "{err}");
@@ -567,7 +574,7 @@ mod tests {
         }
         let rows = arena.read().unwrap();
         assert_eq!(rows, returned, "what store returns is what read reads back");
-        assert_eq!(default_anchor(&rows), Some("random"));
+        assert_eq!(default_anchor(&rows).map(AgentSpec::to_string).as_deref(), Some("random"));
         assert_eq!(
             rows.iter().map(|r| r.key.clone()).collect::<Vec<_>>(),
             schedule.iter().map(|p| p.key.clone()).collect::<Vec<_>>()
@@ -622,19 +629,19 @@ mod tests {
         let rows = ArenaDir::new(run.eval()).read().unwrap();
         let own = short.replace("model=\"old/models/model-000000010.json\"", &named("model-000000010.json"));
         let own_long = long.replace("model=\"old/models/model-000000010.json\"", &named("model-000000010.json"));
-        assert_eq!((rows[0].black.as_str(), rows[0].white.as_str()), (own.as_str(), own_long.as_str()));
+        assert_eq!((rows[0].black.to_string(), rows[0].white.to_string()), (own.clone(), own_long.clone()));
         assert_eq!(rows[0].key, Pairing::key(&own, &own_long, 0, true));
         let stored = ArenaDir::new(run.eval()).game_file(&format!("{short} vs {long} #0 ab"));
         assert_eq!(rows[0].record, stored, "the game's record stays where it was stored");
         assert_eq!(rows[1].key, Pairing::key(&own, &own_long, 0, false));
-        assert_eq!((rows[1].black.as_str(), rows[1].white.as_str()), (own.as_str(), own_long.as_str()));
-        assert_eq!(rows[2].black, foreign, "a checkpoint the run does not hold keeps its name");
+        assert_eq!((rows[1].black.to_string(), rows[1].white.to_string()), (own.clone(), own_long.clone()));
+        assert_eq!(rows[2].black.to_string(), foreign, "a checkpoint the run does not hold keeps its name");
         let own_bare = format!("policy:{}", named("model-000000010.json"));
-        assert_eq!(rows[3].white, own_bare);
+        assert_eq!(rows[3].white.to_string(), own_bare);
         assert_eq!(rows[3].key, Pairing::key("random", &own_bare, 0, false));
         // The same file outside a run's evaluation is read as stored.
         std::fs::write(scratch.path().join("results.csv"), &text).unwrap();
-        assert_eq!(ArenaDir::new(scratch.path()).read().unwrap()[0].black, short);
+        assert_eq!(ArenaDir::new(scratch.path()).read().unwrap()[0].black.to_string(), short);
     }
 
     /// Fields with commas, quotes and line breaks read back as written (a line break as a space), each row on one

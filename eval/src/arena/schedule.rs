@@ -102,10 +102,9 @@ pub fn sweep(
     games: u32,
 ) -> Result<Option<Sweep>, ArenaError> {
     let mut points = Vec::new();
-    let name = player.to_string();
     for p in schedule(&[opponent.clone(), player.clone()], Some(player), games)? {
         let Some(row) = rows.get(p.key.as_str()) else { return Ok(None) };
-        points.push(if row.black == name { row.black_score } else { 1.0 - row.black_score });
+        points.push(if row.black == *player { row.black_score } else { 1.0 - row.black_score });
     }
     Ok(Some(if points.iter().all(|&s| s == 1.0) {
         Sweep::AllWon
@@ -212,8 +211,8 @@ mod tests {
                 .map(|(p, &net)| ResultRow {
                     key: p.key.clone(),
                     pair: p.pair,
-                    black: p.black.to_string(),
-                    white: p.white.to_string(),
+                    black: p.black.clone(),
+                    white: p.white.clone(),
                     opening: String::new(),
                     black_score: if p.black == player { net } else { 1.0 - net },
                     ending: "normal".into(),

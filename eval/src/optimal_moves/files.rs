@@ -6,6 +6,7 @@ use othello_core::{Color, Game, Move};
 
 use super::OptimalMovesReport;
 use crate::arena::{csv_line, csv_rows, ArenaError};
+use othello_players::AgentSpec;
 
 /// The positions a record in `optimal-moves.csv` counts: each player's own moves, or one fixed set of positions.
 pub const OWN_MOVES: &str = "own";
@@ -27,7 +28,7 @@ pub fn position_set_name(games: &[Game]) -> String {
 /// [`position_set_name`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct OptimalMovesRow {
-    pub player: String,
+    pub player: AgentSpec,
     pub report: OptimalMovesReport,
     pub position_set: String,
 }
@@ -43,7 +44,7 @@ pub fn optimal_moves_csv(rows: &[OptimalMovesRow]) -> String {
     for OptimalMovesRow { player, report: r, position_set } in rows {
         let (low, high) = r.optimal_interval();
         csv.push_str(&csv_line(&[
-            player.clone(),
+            player.to_string(),
             r.positions.to_string(),
             format!("{:.4}", r.optimal_rate()),
             format!("{low:.4}"),
@@ -87,7 +88,8 @@ pub fn parse_optimal_moves_csv(text: &str, path: &std::path::Path) -> Result<Vec
         if report.optimal > report.positions || report.result_kept > report.positions {
             return Err(row_problem(i, "more optimal or kept moves than moves".into()));
         }
-        rows.push(OptimalMovesRow { player: player.clone(), report, position_set: position_set.clone() });
+        let player = player.parse().map_err(|e| row_problem(i, format!("player '{player}' is not a player: {e}")))?;
+        rows.push(OptimalMovesRow { player, report, position_set: position_set.clone() });
     }
     Ok(rows)
 }
@@ -184,9 +186,9 @@ mod tests {
             OptimalMovesReport { positions: 40, optimal: 30, result_kept: 36, total_loss: 50, total_squared_loss: 300 };
         let spec = "net:model=\"r/models/model-000000250.json\",sims=8";
         let rows = [
-            OptimalMovesRow { player: spec.into(), report, position_set: "fixed-00ff00ff00ff00ff".into() },
+            OptimalMovesRow { player: spec.parse().unwrap(), report, position_set: "fixed-00ff00ff00ff00ff".into() },
             OptimalMovesRow {
-                player: "random".into(),
+                player: "random".parse().unwrap(),
                 report: OptimalMovesReport::new(),
                 position_set: OWN_MOVES.into(),
             },

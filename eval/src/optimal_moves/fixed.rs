@@ -16,9 +16,10 @@ use crate::optimal_moves::{
     choose_moves, fixed_positions_csv, ladder_positions, optimal_moves_csv, parse_fixed_positions_csv,
     played_moves_by_player, position_set_name, score_played, solve_all, OptimalMovesRow, OWN_MOVES,
 };
-use crate::ratings_plot::{curves_of, plot_curves};
+use crate::ratings_plot::{curves_of, plot_curves, FixedLine};
 use crate::stage::StageError;
 use crate::OptimalMovesReport;
+use othello_players::AgentSpec;
 
 /// What `optimal-moves` measures.
 pub struct OptimalMovesOptions<'a> {
@@ -27,7 +28,7 @@ pub struct OptimalMovesOptions<'a> {
     /// Where every player's record goes.
     pub out: &'a Path,
     /// One player (its moves returned, nothing stored), else every player of the games.
-    pub player: Option<&'a str>,
+    pub player: Option<&'a AgentSpec>,
     pub max_empties: u32,
     /// Instead of each player's own moves: this many positions from the games between untrained players, the same
     /// for every player, each asked for its move.
@@ -39,7 +40,7 @@ pub struct OptimalMovesOptions<'a> {
 pub enum OptimalMoves {
     /// One player's moves (or choices) and their exact values, for a table by empties; `counted`: "moves" or
     /// "positions".
-    One { player: String, played: Vec<(Game, Move)>, solutions: Vec<Solution>, counted: &'static str },
+    One { player: AgentSpec, played: Vec<(Game, Move)>, solutions: Vec<Solution>, counted: &'static str },
     /// Every player's record, stored in the output directory.
     Every { records: Vec<OptimalMovesRow>, counted: &'static str },
 }
@@ -56,7 +57,7 @@ pub fn optimal_moves(o: OptimalMovesOptions, on_event: &mut dyn FnMut(Event)) ->
             return Err(StageError::NoPositions { dirs: names(), max_empties });
         };
         let specs = match o.player {
-            Some(player) => vec![player.to_string()],
+            Some(player) => vec![player.clone()],
             None => players_of(&rows),
         };
         // One player must answer; of every player, those that can.
@@ -64,7 +65,7 @@ pub fn optimal_moves(o: OptimalMovesOptions, on_event: &mut dyn FnMut(Event)) ->
         if let (Some(player), Some((_, moves))) = (o.player, answered.first()) {
             let played = fixed.positions.iter().cloned().zip(moves.iter().copied()).collect();
             let solutions = fixed.solutions.clone().unwrap_or_default();
-            return Ok(OptimalMoves::One { player: player.to_string(), played, solutions, counted: "positions" });
+            return Ok(OptimalMoves::One { player: player.clone(), played, solutions, counted: "positions" });
         }
         let records = fixed.rows(&specs);
         let stored = store_every_player(o.out, &records)?;
@@ -91,13 +92,13 @@ pub fn optimal_moves(o: OptimalMovesOptions, on_event: &mut dyn FnMut(Event)) ->
         return Ok(OptimalMoves::Every { records, counted: "moves" });
     };
     match by_player.remove(player).filter(|played| !played.is_empty()) {
-        Some(played) => Ok(OptimalMoves::One { player: player.to_string(), played, solutions, counted: "moves" }),
+        Some(played) => Ok(OptimalMoves::One { player: player.clone(), played, solutions, counted: "moves" }),
         None => Err(StageError::NoMoves { dirs: names(), max_empties, player: Some(player.to_string()) }),
     }
 }
 
 /// Every player of the games in `rows`, in name order.
-fn players_of(rows: &[ResultRow]) -> Vec<String> {
+fn players_of(rows: &[ResultRow]) -> Vec<AgentSpec> {
     let all = rows.iter().flat_map(|r| [r.black.clone(), r.white.clone()]);
     all.collect::<BTreeSet<_>>().into_iter().collect()
 }
@@ -114,7 +115,7 @@ pub struct FixedPositions {
     store: PathBuf,
     /// Its [`position_set_name`]: stored records of it are of these positions.
     set: String,
-    records: BTreeMap<String, OptimalMovesReport>,
+    records: BTreeMap<AgentSpec, OptimalMovesReport>,
     /// Stored records of other positions (an earlier set, drawn under other settings): kept, never deleted.
     others: Vec<OptimalMovesRow>,
 }
@@ -191,12 +192,12 @@ impl FixedPositions {
     /// out ([`Event::LeftOut`]), or is the error when `strict`.
     pub fn ask(
         &mut self,
-        specs: &[String],
+        specs: &[AgentSpec],
         threads: usize,
         strict: bool,
         on_event: &mut dyn FnMut(Event),
-    ) -> Result<Vec<(String, Vec<Move>)>, StageError> {
-        let new: Vec<String> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
+    ) -> Result<Vec<(AgentSpec, Vec<Move>)>, StageError> {
+        let new: Vec<AgentSpec> = specs.iter().filter(|spec| !self.records.contains_key(*spec)).cloned().collect();
         if new.is_empty() {
             return Ok(vec![]);
         }
@@ -244,8 +245,8 @@ impl FixedPositions {
     }
 
     /// The records of those of `specs` that have one, as `optimal-moves.csv` stores them.
-    pub fn rows(&self, specs: &[String]) -> Vec<OptimalMovesRow> {
-        let record = |spec: &String| {
+    pub fn rows(&self, specs: &[AgentSpec]) -> Vec<OptimalMovesRow> {
+        let record = |spec: &AgentSpec| {
             let report = *self.records.get(spec)?;
             Some(OptimalMovesRow { player: spec.clone(), report, position_set: self.set.clone() })
         };
@@ -254,7 +255,7 @@ impl FixedPositions {
 }
 
 /// Every player's record, and the players asked this time.
-pub type RecordsAndAsked = (Vec<OptimalMovesRow>, Vec<String>);
+pub type RecordsAndAsked = (Vec<OptimalMovesRow>, Vec<AgentSpec>);
 
 /// A run's evaluation against the solver as it goes: every player of RUN/eval's games put to one fixed set of
 /// positions from the ladder's games (drawn on the first call, once the ladder's round robin is stored), each
@@ -296,7 +297,7 @@ impl RunOptimalMoves {
     /// games now (a checkpoint since removed keeps its record), and the stored records of other positions.
     pub fn store(&self) -> Result<String, ArenaError> {
         let Some(fixed) = &self.fixed else { return Ok(String::new()) };
-        let players: Vec<String> = fixed.records.keys().cloned().collect();
+        let players: Vec<AgentSpec> = fixed.records.keys().cloned().collect();
         let mut rows = fixed.rows(&players);
         rows.extend(fixed.others.iter().cloned());
         store_every_player(&self.eval, &rows)
@@ -325,7 +326,7 @@ pub fn store_every_player(out: &Path, records: &[OptimalMovesRow]) -> Result<Str
     if curves.is_empty() {
         return Ok(format!("every player's record in {}", csv.display()));
     }
-    fixed.push(("perfect play".to_string(), 100.0));
+    fixed.push(FixedLine { label: "perfect play".into(), value: 100.0, external: false });
     let svg = arena.optimal_moves_svg();
     plot_curves(&curves, &fixed, "optimal moves (%)", &svg)
         .map_err(|problem| ArenaError::File { path: svg.clone(), problem })?;

@@ -178,8 +178,8 @@ pub type PlayedMoves = Vec<(Game, Move)>;
 pub fn played_moves_by_player(
     rows: &[ResultRow],
     max_empties: u32,
-) -> Result<BTreeMap<String, PlayedMoves>, ArenaError> {
-    let mut found: BTreeMap<String, PlayedMoves> = BTreeMap::new();
+) -> Result<BTreeMap<AgentSpec, PlayedMoves>, ArenaError> {
+    let mut found: BTreeMap<AgentSpec, PlayedMoves> = BTreeMap::new();
     for row in rows {
         let path = row.record.clone();
         let fail = |problem: String| ArenaError::File { path: path.clone(), problem };
@@ -214,7 +214,7 @@ pub fn ladder_positions(
     count: usize,
     seed: u64,
 ) -> Result<Vec<Game>, ArenaError> {
-    let untrained = |spec: &str| spec.parse::<othello_players::AgentSpec>().map_or(true, |s| s.model().is_none());
+    let untrained = |spec: &AgentSpec| spec.model().is_none();
     let ladder: Vec<ResultRow> = rows.iter().filter(|r| untrained(&r.black) && untrained(&r.white)).cloned().collect();
     let mut seen = HashSet::new();
     let mut found: Vec<Game> = played_moves_by_player(&ladder, max_empties)?
@@ -237,12 +237,12 @@ pub fn ladder_positions(
 /// in these chunks, so that one slow player keeps every thread busy, and its moves do not hang on the thread count.
 pub const POSITIONS_PER_AGENT: usize = 16;
 
-/// The move each player (named by its spec in stored games) chooses in each of `games`' current positions, or why
+/// The move each player chooses in each of `games`' current positions, or why
 /// it could not. Each player's
 /// positions go in chunks of [`POSITIONS_PER_AGENT`], spread over `threads` threads, each chunk asked by an agent of
 /// its own seeded with `seed` plus the chunk's index; `on_positions(n)` is called as each chunk of n is done.
 pub fn choose_moves(
-    specs: &[String],
+    specs: &[AgentSpec],
     games: &[Game],
     threads: usize,
     seed: u64,
@@ -263,8 +263,8 @@ pub fn choose_moves(
                         }
                         let (spec, chunk) = (&specs[i / chunks], i % chunks);
                         let positions = games.chunks(POSITIONS_PER_AGENT).nth(chunk).unwrap_or_default();
-                        let moves = AgentSpec::try_from(spec.clone())
-                            .and_then(|spec| spec.agent(seed.wrapping_add(chunk as u64)))
+                        let moves = spec
+                            .agent(seed.wrapping_add(chunk as u64))
                             .and_then(|mut agent| positions.iter().map(|g| agent.select_move(g)).collect());
                         mine.push((i, moves));
                         on_positions(positions.len());
@@ -338,7 +338,7 @@ mod tests {
         }
         let rows = arena.read().unwrap();
         let played_moves = |player: &str, max_empties: u32| {
-            played_moves_by_player(&rows, max_empties).unwrap().remove(player).unwrap_or_default()
+            played_moves_by_player(&rows, max_empties).unwrap().remove(&player.parse().unwrap()).unwrap_or_default()
         };
         let report = |player: &str, max_empties: u32| {
             let played = played_moves(player, max_empties);
@@ -355,7 +355,7 @@ mod tests {
         assert_eq!(report("greedy", 16).positions, 0, "a player of no game");
         // The two players' moves are every move after the opening that had a choice (at most 16 empties: all).
         let every = played_moves_by_player(&rows, 16).unwrap();
-        assert_eq!(every.keys().collect::<Vec<_>>(), ["random", perfect]);
+        assert_eq!(every.keys().map(AgentSpec::to_string).collect::<Vec<_>>(), ["random", perfect]);
         let with_choice: usize = rows
             .iter()
             .map(|row| {
@@ -419,13 +419,13 @@ mod tests {
         assert!(ladder.len() > POSITIONS_PER_AGENT && ladder.iter().all(|g| seen.insert(*g.position())), "each once");
         // A game with a trained player adds no position; another seed reorders, a count cuts.
         let mut extra = rows[0].clone();
-        (extra.key, extra.black) = ("trained".into(), trained.into());
+        (extra.key, extra.black) = ("trained".into(), trained.parse().unwrap());
         rows.push(extra);
         assert_eq!(at(&ladder_positions(&rows, 16, 1000, 7).unwrap()), at(&ladder));
         let other = at(&ladder_positions(&rows, 16, 1000, 8).unwrap());
         assert!(other != at(&ladder) && other.iter().all(|p| seen.contains(p)));
         assert_eq!(at(&ladder_positions(&rows, 16, 5, 7).unwrap()), at(&ladder)[..5]);
-        let specs = ["random".to_string(), perfect.to_string(), "greedy".to_string()];
+        let specs: Vec<AgentSpec> = ["random", perfect, "greedy"].iter().map(|s| s.parse().unwrap()).collect();
         let chosen: Vec<Vec<Move>> =
             choose_moves(&specs, &ladder, 2, 3, |_| {}).into_iter().map(Result::unwrap).collect();
         let solutions = solve_all(&ladder, 2, |_| {}).unwrap();
@@ -453,7 +453,10 @@ mod tests {
         });
         assert_eq!(alone[0].as_ref().unwrap(), &by_chunks, "one player over three threads");
         assert_eq!(asked.into_inner(), ladder.len());
-        assert!(choose_moves(&[trained.to_string()], &ladder, 1, 3, |_| {})[0].is_err(), "a model that is not there");
+        assert!(
+            choose_moves(&[trained.parse().unwrap()], &ladder, 1, 3, |_| {})[0].is_err(),
+            "a model that is not there"
+        );
     }
 
     #[test]

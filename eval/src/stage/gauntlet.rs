@@ -15,7 +15,7 @@ use othello_players::spec::AgentSpec;
 pub(crate) type AfterRound<'a> = dyn FnMut(&mut dyn FnMut(Event)) -> Result<(), StageError> + 'a;
 
 /// The fit of the games in `rows` between `players` only, anchored to the first game's black (None without games).
-pub(crate) fn fit_among(rows: &[ResultRow], players: &[String]) -> Option<Ratings> {
+pub(crate) fn fit_among(rows: &[ResultRow], players: &[AgentSpec]) -> Option<Ratings<AgentSpec>> {
     let among: Vec<_> = rows
         .iter()
         .filter(|r| players.contains(&r.black) && players.contains(&r.white))
@@ -24,16 +24,11 @@ pub(crate) fn fit_among(rows: &[ResultRow], players: &[String]) -> Option<Rating
     among.first().and_then(|first| fit(&among, &first.black, 0.0).ok())
 }
 
-/// The names the tables give `players`.
-fn names(players: &[AgentSpec]) -> Vec<String> {
-    players.iter().map(AgentSpec::to_string).collect()
-}
-
 /// The ladder ordered by the Elo of its own round robin in `rows`, weakest first (as given where it has none).
 pub(crate) fn weakest_first(rows: &[ResultRow], ladder: &[AgentSpec]) -> Vec<AgentSpec> {
     let mut order = ladder.to_vec();
-    if let Some(fit) = fit_among(rows, &names(ladder)) {
-        let elo = |spec: &AgentSpec| fit.get(&spec.to_string()).map_or(f64::NEG_INFINITY, |r| r.elo);
+    if let Some(fit) = fit_among(rows, ladder) {
+        let elo = |spec: &AgentSpec| fit.get(spec).map_or(f64::NEG_INFINITY, |r| r.elo);
         order.sort_by(|a, b| elo(a).total_cmp(&elo(b)));
     }
     order
@@ -65,9 +60,9 @@ impl Gauntlet<'_> {
         let mut rows = arena.read()?;
         let previous = met.last().filter(|p| !self.rungs.contains(p));
         let nearest_to_previous = previous.and_then(|previous| {
-            let fit = fit_among(&rows, &names(met))?;
-            let at = fit.get(&previous.to_string())?.elo;
-            let elo = |i: usize| fit.get(&self.rungs[i].to_string()).map(|r| r.elo);
+            let fit = fit_among(&rows, met)?;
+            let at = fit.get(previous)?.elo;
+            let elo = |i: usize| fit.get(&self.rungs[i]).map(|r| r.elo);
             let distance = |i: &usize| elo(*i).map_or(f64::INFINITY, |elo| (elo - at).abs());
             (0..self.rungs.len()).min_by(|a, b| distance(a).total_cmp(&distance(b)))
         });
@@ -91,15 +86,14 @@ impl Gauntlet<'_> {
             if todo.is_empty() {
                 return Ok(());
             }
-            let mut opponents: Vec<String> = vec![];
+            let mut opponents: Vec<&AgentSpec> = vec![];
             for p in &todo {
-                let opponent = if p.black == *self.spec { &p.white } else { &p.black }.to_string();
+                let opponent = if p.black == *self.spec { &p.white } else { &p.black };
                 if !opponents.contains(&opponent) {
                     opponents.push(opponent);
                 }
             }
-            let opponents: Vec<&str> = opponents.iter().map(String::as_str).collect();
-            on_event(Event::Against { player: &self.spec.to_string(), opponents: &opponents });
+            on_event(Event::Against { player: self.spec, opponents: &opponents });
             play_scheduled(dir, &todo, setup, on_event)?;
             after_round(on_event)?;
             todo.clear();

@@ -151,14 +151,13 @@ fn rate_checkpoints(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> 
         rated = models.len();
         let last = models.len() - 1;
         let stored = ArenaDir::new(run.eval()).read()?;
-        let mut first_rows: HashMap<&str, usize> = HashMap::new();
+        let mut first_rows: HashMap<&AgentSpec, usize> = HashMap::new();
         for (row, r) in stored.iter().enumerate() {
-            for player in [r.black.as_str(), r.white.as_str()] {
+            for player in [&r.black, &r.white] {
                 first_rows.entry(player).or_insert(row);
             }
         }
-        let begun: Vec<Option<usize>> =
-            models.iter().map(|m| first_rows.get(player(m, &o.search).to_string().as_str()).copied()).collect();
+        let begun: Vec<Option<usize>> = models.iter().map(|m| first_rows.get(&player(m, &o.search)).copied()).collect();
         let chosen;
         (chosen, waiting) = checkpoints_to_rate(&models, o.every, o.watch, &begun);
         check_checkpoint_rules(&models[last], &o.setup.rules)?;
@@ -202,7 +201,7 @@ fn rate_checkpoints(mut o: EvaluateOptions, on_event: &mut dyn FnMut(Event)) -> 
             met.push(player(&models[last], &o.search));
             let spec = player(&models[last], &PlayerSearch { sims, ..o.search.clone() });
             let gauntlet = Gauntlet { spec: &spec, rungs: &rungs, games: o.games };
-            on_event(Event::FinalPlayer { player: &spec.to_string() });
+            on_event(Event::FinalPlayer { player: &spec });
             gauntlet.play(&run.eval(), &met, &o.setup, on_event, &mut |_| Ok(()))?;
             rated_last = false;
         }
@@ -262,9 +261,9 @@ struct Curve {
 
 impl Curve {
     /// Reports the Elo of the curve's checkpoints rated since the last call.
-    fn report(&mut self, fit: &Ratings, on_event: &mut dyn FnMut(Event)) {
+    fn report(&mut self, fit: &Ratings<AgentSpec>, on_event: &mut dyn FnMut(Event)) {
         let (curves, _) = curves_from(fit);
-        let on_curve = curves.iter().filter(|c| searches_with(&c.label, &self.search));
+        let on_curve = curves.iter().filter(|c| c.player.as_ref().is_some_and(|p| searches_with(p, &self.search)));
         let mut points: Vec<_> = on_curve.flat_map(|c| c.points.iter()).collect();
         points.sort_by_key(|p| p.step);
         let logged = self.logged_step;
@@ -276,8 +275,8 @@ impl Curve {
 }
 
 /// Whether `player` is a `net:` player with `search`.
-pub fn searches_with(player: &str, search: &PlayerSearch) -> bool {
-    player.parse::<AgentSpec>().is_ok_and(|spec| spec.endgame.is_none() && spec.search() == Some(search))
+pub fn searches_with(player: &AgentSpec, search: &PlayerSearch) -> bool {
+    player.endgame.is_none() && player.search() == Some(search)
 }
 
 /// Puts the evaluation's players not yet asked to the fixed positions, reporting each and storing every player's
@@ -390,9 +389,9 @@ mod tests {
     #[test]
     fn the_curve_is_the_players_with_the_evaluations_search() {
         let search = PlayerSearch::new(64, Some(16), othello_search::MctsConfig::default());
-        let player = AgentSpec::net("runs/a/models/model-000000010.json", search.clone()).to_string();
+        let player = AgentSpec::net("runs/a/models/model-000000010.json", search.clone());
         assert!(searches_with(&player, &search));
-        assert!(searches_with("net:model=x,sims=64,gumbel", &search));
+        assert!(searches_with(&"net:model=x,sims=64,gumbel".parse().unwrap(), &search));
         for other in [
             "net:model=x,sims=65,gumbel",
             "net:model=x,sims=64",
@@ -400,7 +399,7 @@ mod tests {
             "net:model=x,sims=64,gumbel+endgame10",
             "pattern:depth=4",
         ] {
-            assert!(!searches_with(other, &search), "{other}");
+            assert!(!searches_with(&other.parse().unwrap(), &search), "{other}");
         }
     }
 }

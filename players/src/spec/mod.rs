@@ -29,7 +29,7 @@ const MAX_SECONDS: f64 = 86_400.0;
 
 /// A player, with its parameters; see [`AgentKind`] for each. Read from a flag through `FromStr`, from a config
 /// through `TryFrom<String>` (its error names the whole spec), written back in its canonical form.
-#[derive(Clone, Debug, PartialEq, serde::Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, serde::Deserialize, serde::Serialize)]
 #[serde(try_from = "String", into = "String")]
 pub struct AgentSpec {
     pub kind: AgentKind,
@@ -178,10 +178,13 @@ impl AgentSpec {
         matches!(self.kind, AgentKind::Engine { .. } | AgentKind::Grhino { .. })
     }
 
-    /// `player` marked as an external engine where its spec is one, as the ratings table and picture show it.
-    pub fn external_label(player: &str) -> Option<String> {
-        let spec = player.parse::<AgentSpec>().ok()?;
-        spec.is_external().then(|| format!("{player} (external)"))
+    /// The spec, marked where it is an external engine, as the ratings table and picture show it.
+    pub fn label(&self) -> String {
+        if self.is_external() {
+            format!("{self} (external)")
+        } else {
+            self.to_string()
+        }
     }
 
     /// Why an external engine's player cannot be made on this machine: its program is not there (for a `grhino:`
@@ -344,6 +347,34 @@ impl AgentKind {
 /// An optional parameter's value as a spec writes it.
 fn text(value: &Option<impl ToString>) -> Option<String> {
     value.as_ref().map(ToString::to_string)
+}
+
+/// Players are told apart, ordered and hashed by their one printed form (a spec prints canonically, and reads
+/// back equal: the arena's tables and files key players by it).
+impl PartialEq for AgentSpec {
+    fn eq(&self, other: &Self) -> bool {
+        self.to_string() == other.to_string()
+    }
+}
+
+impl Eq for AgentSpec {}
+
+impl Ord for AgentSpec {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        self.to_string().cmp(&other.to_string())
+    }
+}
+
+impl PartialOrd for AgentSpec {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl std::hash::Hash for AgentSpec {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.to_string().hash(state);
+    }
 }
 
 impl fmt::Display for AgentSpec {
