@@ -242,14 +242,16 @@ impl Tree {
         node.children = count;
         node.state = State::Expanded;
         // A move that ends the game (a wipe-out, the last empty filled) is exact at once, before any walk enters
-        // it: a low prior then no longer hides a game won or lost on the spot. Both are seen without generating
-        // moves (a status per child cost self-play a tenth of its time); a game blocked with empties left is
+        // it: a low prior then no longer hides a game won or lost on the spot. Only a child with a side without
+        // discs or a full board is asked its status (an opening that places discs on an empty centre has sides
+        // without discs in play): each child's moves are not generated, and a game blocked with empties left is
         // settled when a walk reaches it, as every finished game was.
         let mut finished = false;
         let full = self.rules.mask();
         for child in first..first + count {
             let pos = &self.nodes[child as usize].pos;
-            if pos.player.0 == 0 || pos.opponent.0 == 0 || pos.occupied().0 == full {
+            let may_be_over = pos.player.0 == 0 || pos.opponent.0 == 0 || pos.occupied().0 == full;
+            if may_be_over && matches!(self.rules.status(pos), Status::Over) {
                 self.settle_finished(child);
                 finished = true;
             }
