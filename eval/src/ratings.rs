@@ -141,6 +141,7 @@ pub fn expected_score(elo: f64) -> f64 {
     1.0 / (1.0 + 10f64.powf(-elo / 400.0))
 }
 
+/// A player's text, which tells players apart in the fit (a function, where a closure's argument type is unknown).
 fn player_name<P: Display>(player: &P) -> String {
     player.to_string()
 }
