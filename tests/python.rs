@@ -19,8 +19,9 @@ fn the_python_package_passes_its_tests() {
     let python = venv("python-package-venv", "requirements-package.txt");
     let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
     // The workspace's own build directory and the dev profile (the test profile's settings): cargo holds the
-    // directory's lock only while it compiles, and the extension module reuses the libraries `cargo test` built
-    // wherever their features agree (a release build of the whole network stack takes ten minutes on two cores).
+    // directory's lock only while it compiles, and the extension module reuses every library `cargo test` built
+    // (python/Cargo.toml turns on the features the other members do): it builds only pyo3 and itself, where a
+    // build of the network stack of its own takes eight minutes on two cores.
     let target = Path::new(env!("CARGO_TARGET_TMPDIR")).parent().unwrap();
     // The build backend calls maturin's program, which the environment's bin holds.
     let bin = python.parent().unwrap();
