@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { CHROMIUM, launchChromium, othelloZero, random, REPO, serve } from './helpers.js';
+import { CHROMIUM, launchChromium, openPage, othelloZero, pageState, random, REPO, serve } from './helpers.js';
 
 // Without a browser these tests say so and why, rather than passing.
 const skip = CHROMIUM ? false : 'no Chromium: install Debian\'s chromium, or set CHROMIUM to a Chromium binary';
@@ -23,7 +23,7 @@ after(async () => {
   server?.close();
 });
 
-const state = (page) => page.evaluate(() => window.othelloZero.state());
+const state = pageState;
 
 /** Plays a whole game on the page as `colour`, clicking seeded random legal moves; returns the page's last state. */
 async function playAgainstRandom(page, seed, { screenshotAt, screenshot } = {}) {
@@ -54,17 +54,8 @@ function referenceScore(rules, transcript) {
   return out.stdout.trim();
 }
 
-async function openPage(query) {
-  const page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(e.message));
-  await page.goto(`http://127.0.0.1:${server.address().port}/web/index.html${query}`);
-  await page.waitForFunction(() => window.othelloZero?.state().status === 'your-move', null, { timeout: 120_000 });
-  return { page, errors };
-}
-
 test('a whole game as black against the shipped 8x8 network ends with the right score', { skip }, async () => {
-  const { page, errors } = await openPage('');
+  const { page, errors } = await openPage(browser, server, '');
   await page.selectOption('#simulations', '50');
   const final = await playAgainstRandom(page, 1, { screenshotAt: 12, screenshot: process.env.WEB_SCREENSHOT });
   const text = await page.textContent('#status');
@@ -78,7 +69,7 @@ test('a whole game as black against the shipped 8x8 network ends with the right 
 });
 
 test('the 6x6 export by its URL, as white, with undo and new game', { skip }, async () => {
-  const { page, errors } = await openPage('?model=../networks/othello-6x6/export/');
+  const { page, errors } = await openPage(browser, server, '?model=../networks/othello-6x6/export/');
   await page.selectOption('#root', '0'); // PUCT here, Gumbel (the default) in the 8x8 game
   await page.selectOption('#colour', 'white');
   await page.waitForFunction(() => window.othelloZero.state().status === 'your-move' && window.othelloZero.state().transcript !== '');

@@ -102,3 +102,21 @@ export function launchChromium() {
       '--disable-component-update', '--disable-sync'],
   });
 }
+
+/**
+ * Opens the page at `query` in a new browser context of `viewport`, collecting the page's errors and console
+ * errors, and waits until its status is `until` (the person's move by default).
+ */
+export async function openPage(browser, server, query, { viewport = { width: 1100, height: 700 }, until = 'your-move' } = {}) {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(e.message));
+  page.on('console', (m) => m.type() === 'error' && errors.push(m.text()));
+  await page.goto(`http://127.0.0.1:${server.address().port}/web/index.html${query}`);
+  await page.waitForFunction((s) => window.othelloZero?.state().status === s, until, { timeout: 120_000 });
+  return { page, errors, context };
+}
+
+/** The page's game as text: board string, transcript (passes written), status, the legal squares. */
+export const pageState = (page) => page.evaluate(() => window.othelloZero.state());
