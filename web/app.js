@@ -204,7 +204,7 @@ async function advance() {
     if (pos.side === game.human) break;
     game.thinking = true;
     render();
-    const options = { sims: Number($('simulations').value), gumbel: Number($('root').value), yieldMs: 30 };
+    const options = { sims: Number($('simulations').value), gumbel: Number($('root').value), batch: 8, yieldMs: 30 };
     let result;
     try {
       result = await search(game.net, game.rules, pos, { ...options, signal: searching.signal });

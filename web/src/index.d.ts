@@ -128,6 +128,8 @@ export interface SearchOptions {
   yieldMs?: number | null;
   /** Abandons the search: its promise rejects with the signal's reason. */
   signal?: AbortSignal | null;
+  /** Leaves evaluated together, kept apart by virtual loss (default 1: one at a time). */
+  batch?: number;
   /** Called every 32 simulations and at the end. */
   onProgress?: ((progress: { done: number; sims: number }) => void) | null;
 }

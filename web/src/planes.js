@@ -16,16 +16,29 @@ export function encode(rules, pos, out = new Float32Array(PLANES.length * 64), o
     stable ? stableDiscs(pos.player, pos.opponent) : 0n,
     stable ? stableDiscs(pos.opponent, pos.player) : 0n,
   ];
-  planes.forEach((plane, p) => {
-    for (let sq = 0; sq < 64; sq++) out[offset + p * 64 + sq] = Number((plane >> BigInt(sq)) & 1n);
-  });
+  planes.forEach((plane, p) => out.set(bitsOf(plane), offset + p * 64));
   return out;
 }
 
 // Stable discs on 8x8, as the model card's `stable_discs` says: the edges exactly, by every sequence of placements
 // along each edge line, then grown to a fixed point along the four axes.
 
-const bit = (b, sq) => (b >> BigInt(sq)) & 1n;
+/** A bitboard's squares as 0 and 1, through its two 32-bit halves: a BigInt shift per square costs far more. */
+function bitsOf(b) {
+  const out = new Uint8Array(64);
+  const halves = [Number(b & 0xffffffffn), Number((b >> 32n) & 0xffffffffn)];
+  for (let sq = 0; sq < 64; sq++) out[sq] = (halves[sq >> 5] >>> (sq & 31)) & 1;
+  return out;
+}
+
+/** The bitboard of 64 squares given as 0 and 1. */
+function fromBits(bits) {
+  const halves = [0, 0];
+  bits.forEach((b, sq) => {
+    if (b) halves[sq >> 5] |= 1 << (sq & 31);
+  });
+  return BigInt(halves[0] >>> 0) | (BigInt(halves[1] >>> 0) << 32n);
+}
 
 /** What `mine` flips on a line of 8 squares (bit i = square i) by playing square `sq`. */
 function lineFlips(mine, theirs, sq) {
@@ -88,24 +101,25 @@ const LINES = Array.from({ length: 64 }, (_, sq) => AXES.map((axis) => lineThrou
 export function stableDiscs(mine, theirs) {
   const table = edgeStable();
   const stable = new Uint8Array(64);
+  const [mineBits, theirBits] = [bitsOf(mine), bitsOf(theirs)];
   for (const line of EDGES) {
     let [m, t] = [0, 0];
     line.forEach((sq, i) => {
-      m |= Number(bit(mine, sq)) << i;
-      t |= Number(bit(theirs, sq)) << i;
+      m |= mineBits[sq] << i;
+      t |= theirBits[sq] << i;
     });
     const s = table[m | (t << 8)];
     line.forEach((sq, i) => {
       if ((s >> i) & 1) stable[sq] = 1;
     });
   }
-  const occupied = mine | theirs;
   const inner = [];
   for (let sq = 0; sq < 64; sq++) {
     const [r, c] = [Math.floor(sq / 8), sq % 8];
-    if (r > 0 && r < 7 && c > 0 && c < 7 && bit(mine, sq)) inner.push(sq);
+    if (r > 0 && r < 7 && c > 0 && c < 7 && mineBits[sq]) inner.push(sq);
   }
-  const full = LINES.map((axes) => axes.map((line) => line.every((sq) => bit(occupied, sq))));
+  const occupied = (sq) => mineBits[sq] | theirBits[sq];
+  const full = LINES.map((axes) => axes.map((line) => line.every(occupied)));
   for (let grown = true; grown; ) {
     grown = false;
     for (const sq of inner) {
@@ -114,9 +128,5 @@ export function stableDiscs(mine, theirs) {
       if (held) stable[sq] = grown = 1;
     }
   }
-  let out = 0n;
-  stable.forEach((s, sq) => {
-    if (s) out |= 1n << BigInt(sq);
-  });
-  return out;
+  return fromBits(stable);
 }

@@ -84,11 +84,11 @@ test('the search plays a move that keeps the exact result where few empties are 
     new Map(block.trim().split('\n').filter((l) => /^\s*[a-h][1-8] /.test(l)).map((l) => l.trim().split(/\s+/)).map(([m, s]) => [m, Number(s)])));
   assert.equal(scores.length, cases.length);
   for (const [i, pos] of cases.entries()) {
-    for (const gumbel of [0, 16]) {
-      const result = await search(net, rules, pos, { sims: 800, gumbel });
+    for (const [gumbel, batch] of [[0, 1], [16, 1], [0, 8], [16, 8]]) {
+      const result = await search(net, rules, pos, { sims: 800, gumbel, batch });
       const best = Math.max(...scores[i].values());
       const played = scores[i].get(squareName(result.move));
-      const line = `${boardString(pos, 8)}, gumbel ${gumbel}: ${squareName(result.move)} ${played}, best ${best}`;
+      const line = `${boardString(pos, 8)}, gumbel ${gumbel}, batch ${batch}: ${squareName(result.move)} ${played}, best ${best}`;
       assert.equal(Math.sign(played), Math.sign(best), line);
       assert.ok(result.children.reduce((n, c) => n + c.visits, 0) <= 800 - 1, line);
     }
@@ -131,10 +131,13 @@ test('Gumbel\'s sequential halving keeps to its simulations and spends most of t
   const pos = replay(net.rules, 'f5d6c3d3c4f4').at(-1);
   // The same budgets as othello-zero's own test of its Gumbel root (search/src/halving.rs).
   for (const [simulations, gumbel] of [[1, 8], [2, 8], [4, 16], [8, 16], [16, 8], [32, 32], [50, 7], [200, 16]]) {
-    const result = await search(net, net.rules, pos, { sims: simulations, gumbel });
-    const spent = 1 + result.children.reduce((n, c) => n + c.visits, 0);
-    assert.ok(spent <= simulations && 2 * spent >= simulations, `${simulations} simulations, ${gumbel}: ${spent} spent`);
-    assert.ok(squares(legalMoves(net.rules, pos)).includes(result.move));
+    for (const batch of [1, 8]) {
+      const result = await search(net, net.rules, pos, { sims: simulations, gumbel, batch });
+      const spent = 1 + result.children.reduce((n, c) => n + c.visits, 0);
+      const line = `${simulations} simulations, ${gumbel}, batch ${batch}: ${spent} spent`;
+      assert.ok(spent <= simulations && 2 * spent >= simulations, line);
+      assert.ok(squares(legalMoves(net.rules, pos)).includes(result.move));
+    }
   }
 });
 
