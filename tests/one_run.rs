@@ -1,6 +1,6 @@
 //! One run, one owner, one truth, with real processes: a second `selfplay --worker 0`, a second trainer, a second
 //! `run`, a second arena on one directory stop at once naming the holder, and a holder killed with `kill -9` leaves
-//! its role to the next claimant; a run keeps the rules and the network its games and checkpoints were made with,
+//! its role to the next claimant, and the stages of a killed `run` stop by themselves; a run keeps the rules and the network its games and checkpoints were made with,
 //! whatever its config.toml says.
 
 use std::process::{Child, Output, Stdio};
@@ -167,4 +167,55 @@ fn a_run_keeps_its_rules_and_network_whatever_its_config_says() {
     let args = ["import-wthor", wthor.to_str().unwrap(), "--run", fresh.to_str().unwrap(), "--config"];
     let out = bin().args(args).arg(&eight).output().unwrap();
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// The pid that holds `role`, once one does.
+fn holder_pid(run: &RunDir, role: &str) -> Option<u32> {
+    let text = std::fs::read_to_string(run.lock(role)).ok()?;
+    text.split_once("pid ")?.1.split(',').next()?.parse().ok()
+}
+
+/// Running, not a zombie that nothing has reaped yet.
+fn running(pid: u32) -> bool {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    stat.rsplit_once(") ").is_some_and(|(_, rest)| !rest.starts_with('Z'))
+}
+
+/// `run` killed with `kill -9` leaves its stages to themselves: each stops within a second, so that a rerun never
+/// meets a trainer of the dead run still writing; and a stage whose run was gone before it looked stops as well.
+#[test]
+fn the_stages_of_a_killed_run_stop_by_themselves() {
+    let scratch = temp_run("orphans");
+    let run = RunDir::new(scratch.path().join("run"));
+    std::fs::create_dir_all(run.root()).unwrap();
+    std::fs::write(run.config(), CONFIG).unwrap();
+    let r = run.root().to_str().unwrap();
+    let mut first = start(&["run", "--run", r, "--threads", "1", "--minutes", "5"]);
+    let mut stages = Vec::new();
+    for role in ["trainer", "selfplay-0"] {
+        assert!(poll_until(Duration::from_secs(60), || holder_pid(&run, role).is_some()), "no {role}");
+        stages.push(holder_pid(&run, role).unwrap());
+    }
+    assert!(stages.iter().all(|&pid| running(pid) && pid != first.id()));
+    first.kill().unwrap();
+    first.wait().unwrap();
+    let gone = || !stages.iter().any(|&pid| running(pid));
+    assert!(poll_until(Duration::from_secs(5), gone), "stages {stages:?} outlived their run");
+
+    let mut finished = std::process::Command::new("true").spawn().unwrap();
+    finished.wait().unwrap();
+    let mut late = bin()
+        .args(["selfplay", "--run", r, "--games", "0", "--worker", "0"])
+        .env("OTHELLO_ZERO_STAGE_OF_RUN", finished.id().to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let stopped = poll_until(Duration::from_secs(5), || late.try_wait().unwrap().is_some());
+    if !stopped {
+        late.kill().unwrap();
+    }
+    let out = late.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(stopped && err.contains("the run that started this stage is gone"), "{err}");
 }
