@@ -7,7 +7,7 @@ import { drawGraph } from './graph.js';
 import { GameRecord } from './record.js';
 import {
   Network, PASS, blackDiscs, boardString, legalMoves, outcome, parseRules, playLegal, popcount, search, squareName,
-  squares, startPosition, status, whiteDiscs,
+  solve, squares, startPosition, status, whiteDiscs,
 } from './src/index.js';
 
 const RUNTIME = new URL('./node_modules/onnxruntime-web/dist/', import.meta.url).href;
@@ -15,6 +15,7 @@ ort.env.wasm.wasmPaths = RUNTIME;
 ort.env.wasm.numThreads = 1; // threads need a cross-origin isolated page; a plain static server gives none
 
 const DEFAULT_MODEL = '../networks/othello-8x8/export/';
+const SOLVED_EMPTIES = 12; // the page solves exactly from here: well under a second
 const SAVED = 'othello-zero-page'; // localStorage: the game and the settings, for a reload
 const $ = (id) => document.getElementById(id);
 
@@ -227,7 +228,7 @@ async function evaluateShown(searching) {
   const r = game.record;
   const pos = r.position;
   if (status(game.rules, pos) !== 'moves') return;
-  const wanted = r.values[r.cursor] === undefined;
+  const wanted = r.values[r.cursor] === undefined && !r.solved[r.cursor];
   const hinted = $('hints').checked && pos.side === game.human;
   if (!wanted && !hinted) return;
   const moves = hinted ? squares(legalMoves(game.rules, pos)) : [];
@@ -260,9 +261,28 @@ function setStatus(state, text) {
   $('status').textContent = text;
 }
 
+/** The exact result of the position shown, where it has few enough empties; its value is then exact. */
+function solveShown() {
+  const r = game.record;
+  const pos = r.position;
+  if (r.solved[r.cursor] === undefined && status(game.rules, pos) !== 'over') {
+    r.solved[r.cursor] = solve(game.rules, pos, { maxEmpties: SOLVED_EMPTIES });
+  }
+  const solved = r.solved[r.cursor];
+  if (!solved) return null;
+  const score = pos.side === 'black' ? solved.score : -solved.score;
+  r.values[r.cursor] = score > 0 ? 1 : score < 0 ? 0 : 0.5;
+  return solved;
+}
+
 function render() {
   const r = game.record;
   const thinking = game.thinking;
+  const solved = solveShown();
+  const side = r.position.side;
+  const winner = !solved ? null : solved.score === 0 ? 'a draw' : `${solved.score > 0 ? side : side === 'black' ? 'white' : 'black'} wins by ${Math.abs(solved.score)}`;
+  const best = solved?.best.map(squareName).join(', ');
+  $('exact').textContent = solved ? `Exact: ${winner}${best ? `, playing ${best}` : ''}.` : '';
   const pos = r.position;
   const state = status(game.rules, pos);
   const humanToMove = !thinking && state === 'moves' && pos.side === game.human;
@@ -286,7 +306,7 @@ function render() {
   }
   renderRecord();
   renderAnalysis();
-  drawGraph($('graph'), r.values, r.line.length, r.cursor, goTo);
+  drawGraph($('graph'), r.values, r.solved, r.line.length, r.cursor, goTo);
   save();
 }
 

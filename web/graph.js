@@ -1,11 +1,14 @@
-// The evaluation graph: black's winning chance after each move as the network saw it (exact at the end), a line
-// over the whole game as Egaroucid draws its own; a click goes to that move.
+// The evaluation graph: black's winning chance after each move as the network saw it (exact, and dotted, where the
+// position was solved), a line over the whole game as Egaroucid draws its own; a click goes to that move.
 
 const SVG = 'http://www.w3.org/2000/svg';
 const [WIDTH, HEIGHT] = [600, 120];
 
-/** Draws `values` (index: position, value: black's chance in [0, 1] or undefined) of a line of `moves` moves. */
-export function drawGraph(svg, values, moves, cursor, goTo) {
+/**
+ * Draws `values` (index: position, value: black's chance in [0, 1] or undefined) of a line of `moves` moves, the
+ * positions `solved` (exact) marked with a dot.
+ */
+export function drawGraph(svg, values, solved, moves, cursor, goTo) {
   const span = Math.max(moves, 20);
   const x = (i) => (i / span) * WIDTH;
   const y = (v) => (1 - v) * HEIGHT;
@@ -29,6 +32,9 @@ export function drawGraph(svg, values, moves, cursor, goTo) {
     else points.push(`${x(i).toFixed(1)},${y(values[i]).toFixed(1)}`);
   }
   flush();
+  solved.forEach((s, i) => {
+    if (s && values[i] !== undefined) parts.push(element('circle', { class: 'exact', cx: x(i), cy: y(values[i]), r: 4 }));
+  });
   svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
   svg.replaceChildren(...parts);
   const known = values.filter((v) => v !== undefined);

@@ -11,7 +11,8 @@ export class GameRecord {
     this.line = [];
     this.cursor = 0; // moves of the line on the board
     this.analyses = []; // analyses[i]: the network's search of positions[i], where it moved from there
-    this.values = []; // values[i]: black's winning chance at positions[i] as the network saw it
+    this.values = []; // values[i]: black's winning chance at positions[i] as the network saw it, or exactly
+    this.solved = []; // solved[i]: the exact result of positions[i], where it was small enough to solve
   }
 
   get position() {
@@ -37,6 +38,7 @@ export class GameRecord {
     this.positions.length = this.cursor + 1;
     this.analyses.length = Math.min(this.analyses.length, this.cursor + 1);
     this.values.length = Math.min(this.values.length, this.cursor + 1);
+    this.solved.length = Math.min(this.solved.length, this.cursor + 1);
   }
 
   goTo(index) {

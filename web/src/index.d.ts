@@ -150,4 +150,15 @@ export interface SearchResult {
   margin: number;
 }
 
+export interface Solved {
+  /** The side to move's final margin with perfect play (under `reverse`, positive is a win too). */
+  score: number;
+  /** Every move that reaches it; [PASS] where the side must pass. */
+  best: Move[];
+  nodes: number;
+}
+
+/** The exact result with at most `maxEmpties` (default 14) empty squares; null beyond, or in Reversi's opening. */
+export declare function solve(rules: Rules, pos: Position, options?: { maxEmpties?: number }): Solved | null;
+
 export declare function search(net: Evaluator, rules: Rules, pos: Position, options?: SearchOptions): Promise<SearchResult>;

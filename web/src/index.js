@@ -5,3 +5,4 @@ export * from './rules.js';
 export { encode, stableDiscs, PLANES } from './planes.js';
 export { Network } from './network.js';
 export { search } from './search.js';
+export { solve } from './solve.js';

@@ -25,6 +25,6 @@ test('npm pack ships the module, its types and README alone', () => {
   const pack = spawnSync(npm, ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: WEB, encoding: 'utf8' });
   assert.equal(pack.status, 0, pack.stderr);
   const files = JSON.parse(pack.stdout)[0].files.map((f) => f.path).sort();
-  const sources = ['index.js', 'index.d.ts', 'network.js', 'planes.js', 'rules.js', 'search.js'].map((f) => `src/${f}`);
+  const sources = ['index.js', 'index.d.ts', 'network.js', 'planes.js', 'rules.js', 'search.js', 'solve.js'].map((f) => `src/${f}`);
   assert.deepEqual(files, ['README.md', 'package.json', ...sources].sort());
 });

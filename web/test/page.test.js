@@ -176,3 +176,20 @@ test('a network that cannot be loaded leaves a page that works', { skip }, async
   assert.equal(await page.inputValue('#model-url'), '../networks/othello-6x6/export/');
   assert.deepEqual(errors.filter((e) => !e.includes('404')), []);
 });
+
+test('from 12 empties the page gives the exact result, as othello-zero solves it, and marks it on the graph', { skip }, async () => {
+  const { page, errors } = await openPage(browser, server, '');
+  // Ten empties, black (the person) to move.
+  const position = referenceBoard('OOOOXXX-XXOXOX--OOOXXX-XOOXOOXOOOOOXXXX-OOOOXO-XO-OOOXO--XXXXXX- X');
+  const out = othelloZero(['solve', position]);
+  const [, best, score] = out.stdout.match(/best (\S+) score ([+-]?\d+)/);
+  await page.fill('#record-text', position);
+  await page.click('#set-up');
+  await page.waitForFunction(() => window.othelloZero.state().status === 'your-move');
+  const side = position.endsWith('X') ? 'black' : 'white';
+  const n = Number(score);
+  const winner = n === 0 ? 'a draw' : `${n > 0 ? side : side === 'black' ? 'white' : 'black'} wins by ${Math.abs(n)}`;
+  assert.equal(await page.textContent('#exact'), `Exact: ${winner}, playing ${best.split(',').join(', ')}.`);
+  assert.equal(await page.locator('#graph circle.exact').count(), 1);
+  assert.deepEqual(errors, []);
+});
