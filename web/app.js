@@ -76,7 +76,8 @@ function progress(label) {
   return (received, total) => {
     bar.max = total || received;
     bar.value = received;
-    $('loading-label').textContent = `${label}: ${(received / 1e6).toFixed(1)}${total ? ` of ${(total / 1e6).toFixed(1)}` : ''} MB`;
+    const of = total ? ` of ${(total / 1e6).toFixed(1)}` : '';
+    $('loading-label').textContent = `${label}: ${(received / 1e6).toFixed(1)}${of} MB`;
   };
 }
 
@@ -126,12 +127,14 @@ async function loadNetwork(load, label, source) {
     else url.searchParams.delete('model');
     history.replaceState(null, '', url);
     const card = net.card;
-    $('model-info').textContent = `${label}: ${card.rules}, ${card.architecture.blocks}x${card.architecture.filters}, step ${card.training.step}`;
+    const { blocks, filters } = card.architecture;
+    $('model-info').textContent = `${label}: ${card.rules}, ${blocks}x${filters}, step ${card.training.step}`;
     setRules(net.rules);
     game.record = null;
     if (!restore()) newGame();
   } catch (e) {
-    $('load-error').textContent = `Could not load ${label}: ${e.message}${game.net ? '. The game goes on with the network loaded before.' : ''}`;
+    const still = game.net ? '. The game goes on with the network loaded before.' : '';
+    $('load-error').textContent = `Could not load ${label}: ${e.message}${still}`;
     $('load-error').hidden = false;
     $('model-url').value = game.source ?? DEFAULT_MODEL;
     if (game.net) advance();
