@@ -81,12 +81,19 @@ function progress(label) {
   };
 }
 
-// The runtime's WebAssembly (about 12 MB) fetched once, with its progress shown, and handed to ONNX Runtime.
+// The runtime's WebAssembly (about 12 MB) fetched once, with its progress shown, and handed to ONNX Runtime; a
+// failed fetch is tried again at the next load.
 let runtime = null;
 function loadRuntime() {
-  runtime ??= download(`${RUNTIME}ort-wasm-simd-threaded.wasm`, progress('The runtime')).then((bytes) => {
-    ort.env.wasm.wasmBinary = bytes;
-  });
+  runtime ??= download(`${RUNTIME}ort-wasm-simd-threaded.wasm`, progress('The runtime')).then(
+    (bytes) => {
+      ort.env.wasm.wasmBinary = bytes;
+    },
+    (e) => {
+      runtime = null;
+      throw e;
+    },
+  );
   return runtime;
 }
 
@@ -278,15 +285,20 @@ function solveShown() {
   return solved;
 }
 
+/** `Exact: white wins by 6, playing d3, f4.`, or nothing where the position was not solved. */
+function describeSolved(solved, side) {
+  if (!solved) return '';
+  const winner = solved.score > 0 ? side : side === 'black' ? 'white' : 'black';
+  const result = solved.score === 0 ? 'a draw' : `${winner} wins by ${Math.abs(solved.score)}`;
+  const best = solved.best.map(squareName).join(', ');
+  return `Exact: ${result}${best ? `, playing ${best}` : ''}.`;
+}
+
 function render() {
   const r = game.record;
   const thinking = game.thinking;
-  const solved = solveShown();
-  const side = r.position.side;
-  const winner = !solved ? null : solved.score === 0 ? 'a draw' : `${solved.score > 0 ? side : side === 'black' ? 'white' : 'black'} wins by ${Math.abs(solved.score)}`;
-  const best = solved?.best.map(squareName).join(', ');
-  $('exact').textContent = solved ? `Exact: ${winner}${best ? `, playing ${best}` : ''}.` : '';
   const pos = r.position;
+  $('exact').textContent = describeSolved(solveShown(), pos.side);
   const state = status(game.rules, pos);
   const humanToMove = !thinking && state === 'moves' && pos.side === game.human;
   game.board.show(pos, {
@@ -349,13 +361,15 @@ function renderAnalysis() {
   const a = r.analyses[i];
   const win = (v) => `${(50 * (1 + v)).toFixed(0)}%`;
   const margin = a.margin >= 0 ? `+${a.margin.toFixed(1)}` : a.margin.toFixed(1);
-  $('evaluation').textContent = `Before its move ${i + 1} (${squareName(r.line[i])}): ${colourName(a.side)} wins ${win(a.value)} (margin ${margin} discs)`;
+  const move = `${i + 1} (${squareName(r.line[i])})`;
+  const view = `${colourName(a.side)} wins ${win(a.value)} (margin ${margin} discs)`;
+  $('evaluation').textContent = `Before its move ${move}: ${view}`;
   for (const child of a.children.slice(0, 5)) {
     const row = body.insertRow();
     const name = squareName(child.move);
-    for (const text of [name, `${(100 * child.prior).toFixed(1)}%`, String(child.visits), child.q === null ? '-' : win(child.q)]) {
-      row.insertCell().textContent = text;
-    }
+    const q = child.q === null ? '-' : win(child.q);
+    const cells = [name, `${(100 * child.prior).toFixed(1)}%`, String(child.visits), q];
+    for (const text of cells) row.insertCell().textContent = text;
   }
 }
 
@@ -455,7 +469,9 @@ $('model-form').addEventListener('submit', (e) => {
   const url = $('model-url').value.trim();
   loadNetwork(() => fromUrl(url), url, url);
 });
-$('model-files').addEventListener('change', (e) => loadNetwork(() => fromFiles(e.target.files), 'the chosen files', null));
+$('model-files').addEventListener('change', (e) => {
+  loadNetwork(() => fromFiles(e.target.files), 'the chosen files', null);
+});
 
 // For scripts driving the page (the browser test): the game as text.
 window.othelloZero = {

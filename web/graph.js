@@ -33,7 +33,9 @@ export function drawGraph(svg, values, solved, moves, cursor, goTo) {
   }
   flush();
   solved.forEach((s, i) => {
-    if (s && values[i] !== undefined) parts.push(element('circle', { class: 'exact', cx: x(i), cy: y(values[i]), r: 4 }));
+    if (s && values[i] !== undefined) {
+      parts.push(element('circle', { class: 'exact', cx: x(i), cy: y(values[i]), r: 4 }));
+    }
   });
   svg.setAttribute('viewBox', `0 0 ${WIDTH} ${HEIGHT}`);
   svg.replaceChildren(...parts);

@@ -68,7 +68,8 @@ export class GameRecord {
       // not a board: a transcript
     }
     if (board) {
-      if (board.size !== rules.size) throw new Error(`the board is ${board.size}x${board.size}, the network plays ${rules.size}x${rules.size}`);
+      const [mine, theirs] = [board.size, rules.size];
+      if (mine !== theirs) throw new Error(`the board is ${mine}x${mine}, the network plays ${theirs}x${theirs}`);
       return new GameRecord(rules, board.position);
     }
     const record = new GameRecord(rules, start);

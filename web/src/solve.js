@@ -158,7 +158,8 @@ class Solver {
           const sq = 31 - Math.clz32(x & -x) + 32 * half;
           flips(pl, ph, ol, oh, sq);
           const [bl, bh] = half ? [0, (1 << (sq - 32)) >>> 0] : [(1 << sq) >>> 0, 0];
-          const score = -this.search((ol & ~fl) >>> 0, (oh & ~fh) >>> 0, (pl | fl | bl) >>> 0, (ph | fh | bh) >>> 0, -beta, -alpha);
+          const [cpl, cph] = [(ol & ~fl) >>> 0, (oh & ~fh) >>> 0];
+          const score = -this.search(cpl, cph, (pl | fl | bl) >>> 0, (ph | fh | bh) >>> 0, -beta, -alpha);
           if (score > best) best = score;
           if (score > alpha) alpha = score;
           if (alpha >= beta) return best;
