@@ -2,26 +2,14 @@
 // the network answers; whole games against a random clicker end with the score othello-zero's own rules give.
 
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { CHROMIUM, launchChromium, openPage, othelloZero, pageState, random, REPO, serve } from './helpers.js';
+import { browserSession, CHROMIUM, openPage, othelloZero, pageState, random } from './helpers.js';
 
 // Without a browser these tests say so and why, rather than passing.
 const skip = CHROMIUM ? false : 'no Chromium: install Debian\'s chromium, or set CHROMIUM to a Chromium binary';
 
-let server;
-let browser;
-
-before(async () => {
-  if (skip) return;
-  server = await serve(REPO);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = browserSession();
 
 const state = pageState;
 
@@ -55,7 +43,7 @@ function referenceScore(rules, transcript) {
 }
 
 test('a whole game as black against the shipped 8x8 network ends with the right score', { skip }, async () => {
-  const { page, errors } = await openPage(browser, server, '');
+  const { page, errors } = await openPage(session.browser, session.server, '');
   await page.selectOption('#simulations', '50');
   const final = await playAgainstRandom(page, 1, { screenshotAt: 12, screenshot: process.env.WEB_SCREENSHOT });
   const text = await page.textContent('#status');
@@ -69,7 +57,7 @@ test('a whole game as black against the shipped 8x8 network ends with the right 
 });
 
 test('the 6x6 export by its URL, as white, with undo and new game', { skip }, async () => {
-  const { page, errors } = await openPage(browser, server, '?model=../networks/othello-6x6/export/');
+  const { page, errors } = await openPage(session.browser, session.server, '?model=../networks/othello-6x6/export/');
   await page.selectOption('#root', '0'); // PUCT here, Gumbel (the default) in the 8x8 game
   await page.selectOption('#colour', 'white');
   await page.waitForFunction(() => window.othelloZero.state().status === 'your-move' && window.othelloZero.state().transcript !== '');

@@ -7,6 +7,8 @@ import { createServer } from 'node:http';
 import { dirname, extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+import { after, before } from 'node:test';
+
 import { chromium } from 'playwright-core';
 
 import { legalMoves, passed, playLegal, squareName, squares, startPosition, status } from '../src/rules.js';
@@ -120,3 +122,18 @@ export async function openPage(browser, server, query, { viewport = { width: 110
 
 /** The page's game as text: board string, transcript (passes written), status, the legal squares. */
 export const pageState = (page) => page.evaluate(() => window.othelloZero.state());
+
+/** A static server over the repository and Chromium for one test file: started before its tests, closed after. */
+export function browserSession() {
+  const session = { server: null, browser: null };
+  before(async () => {
+    if (!CHROMIUM) return;
+    session.server = await serve(REPO);
+    session.browser = await launchChromium();
+  });
+  after(async () => {
+    await session.browser?.close();
+    session.server?.close();
+  });
+  return session;
+}

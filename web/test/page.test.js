@@ -5,26 +5,14 @@
 
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { CHROMIUM, launchChromium, openPage, othelloZero, pageState, REPO, serve } from './helpers.js';
+import { browserSession, CHROMIUM, openPage, othelloZero, pageState } from './helpers.js';
 
 const skip = CHROMIUM ? false : 'no Chromium: install Debian\'s chromium, or set CHROMIUM to a Chromium binary';
 const PHONE = { width: 390, height: 844 };
 
-let server;
-let browser;
-
-before(async () => {
-  if (skip) return;
-  server = await serve(REPO);
-  browser = await launchChromium();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const session = browserSession();
 
 /** The board string othello-zero prints for a transcript (or a board string). */
 function referenceBoard(position, rules = 'othello') {
@@ -48,7 +36,7 @@ async function playFirstLegal(page) {
 }
 
 test('the game record: the move list, back and forward, undo and redo, a new line, copy, set-up and a reload', { skip }, async () => {
-  const { page, errors, context } = await openPage(browser, server, '', { viewport: PHONE });
+  const { page, errors, context } = await openPage(session.browser, session.server, '', { viewport: PHONE });
   await page.selectOption('#simulations', '1');
   for (let i = 0; i < 3; i++) await playFirstLegal(page);
   const full = await pageState(page);
@@ -115,7 +103,7 @@ test('the game record: the move list, back and forward, undo and redo, a new lin
 });
 
 test('keys play, the board is a labelled grid, hints and the graph show, and the audit finds nothing serious', { skip }, async () => {
-  const { page, errors } = await openPage(browser, server, '');
+  const { page, errors } = await openPage(session.browser, session.server, '');
   await page.selectOption('#simulations', '1');
   // Tab reaches the board.
   let focused = null;
@@ -152,7 +140,7 @@ test('keys play, the board is a labelled grid, hints and the graph show, and the
 });
 
 test('a network that cannot be loaded leaves a page that works', { skip }, async () => {
-  const { page, errors } = await openPage(browser, server, '?model=nowhere/', { viewport: PHONE, until: 'error' });
+  const { page, errors } = await openPage(session.browser, session.server, '?model=nowhere/', { viewport: PHONE, until: 'error' });
   // The board is drawn all the same, the error stays, and Load with what the field now holds plays the shipped one.
   assert.equal(await page.locator('.cell').count(), 64);
   assert.match(await page.textContent('#load-error'), /^Could not load nowhere\/: .*404/);
@@ -178,7 +166,7 @@ test('a network that cannot be loaded leaves a page that works', { skip }, async
 });
 
 test('from 12 empties the page gives the exact result, as othello-zero solves it, and marks it on the graph', { skip }, async () => {
-  const { page, errors } = await openPage(browser, server, '');
+  const { page, errors } = await openPage(session.browser, session.server, '');
   // Ten empties, black (the person) to move.
   const position = referenceBoard('OOOOXXX-XXOXOX--OOOXXX-XOOXOOXOOOOOXXXX-OOOOXO-XO-OOOXO--XXXXXX- X');
   const out = othelloZero(['solve', position]);
