@@ -14,6 +14,15 @@ use common::{bin, poll_until, temp_run};
 const CONFIG: &str = "seed = 3\nrules = \"othello,6x6\"\n[selfplay]\nsims = 8\ngames_per_shard = 2\n\
                       evaluator = \"rollouts\"\nrollouts = 1\n[train]\nwindow_min = 1000000\n";
 
+/// A scratch directory holding a run directory with this file's config.
+fn run_with_config(name: &str) -> (tempfile::TempDir, RunDir) {
+    let scratch = temp_run(name);
+    let run = RunDir::new(scratch.path().join("run"));
+    std::fs::create_dir_all(run.root()).unwrap();
+    std::fs::write(run.config(), CONFIG).unwrap();
+    (scratch, run)
+}
+
 fn start(args: &[&str]) -> Child {
     bin().args(args).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap()
 }
@@ -35,10 +44,7 @@ fn refused(out: &Output, role: &str, holder: &Child) {
 
 #[test]
 fn a_second_claimant_of_a_role_stops_naming_the_holder_and_a_killed_holders_role_is_taken_over() {
-    let scratch = temp_run("one-owner");
-    let run = RunDir::new(scratch.path().join("run"));
-    std::fs::create_dir_all(run.root()).unwrap();
-    std::fs::write(run.config(), CONFIG).unwrap();
+    let (_scratch, run) = run_with_config("one-owner");
     let r = run.root().to_str().unwrap();
 
     let mut worker = start(&["selfplay", "--run", r, "--games", "0", "--worker", "0"]);
@@ -69,10 +75,7 @@ fn a_second_claimant_of_a_role_stops_naming_the_holder_and_a_killed_holders_role
 
 #[test]
 fn a_second_run_on_a_directory_stops_at_once() {
-    let scratch = temp_run("one-run");
-    let run = RunDir::new(scratch.path().join("run"));
-    std::fs::create_dir_all(run.root()).unwrap();
-    std::fs::write(run.config(), CONFIG).unwrap();
+    let (_scratch, run) = run_with_config("one-run");
     let r = run.root().to_str().unwrap();
     let mut first = start(&["run", "--run", r, "--threads", "1", "--minutes", "5"]);
     wait_for_holder(&run, "run", &first);
@@ -185,10 +188,7 @@ fn running(pid: u32) -> bool {
 /// meets a trainer of the dead run still writing; and a stage whose run was gone before it looked stops as well.
 #[test]
 fn the_stages_of_a_killed_run_stop_by_themselves() {
-    let scratch = temp_run("orphans");
-    let run = RunDir::new(scratch.path().join("run"));
-    std::fs::create_dir_all(run.root()).unwrap();
-    std::fs::write(run.config(), CONFIG).unwrap();
+    let (_scratch, run) = run_with_config("orphans");
     let r = run.root().to_str().unwrap();
     let mut first = start(&["run", "--run", r, "--threads", "1", "--minutes", "5"]);
     let mut stages = Vec::new();

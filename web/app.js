@@ -164,10 +164,10 @@ function stopSearch() {
   game.thinking = false;
 }
 
-function newGame(start = startPosition(game.rules)) {
+function newGame() {
   stopSearch();
   game.human = $('colour').value;
-  game.record = new GameRecord(game.rules, start);
+  game.record = new GameRecord(game.rules, startPosition(game.rules));
   game.notices = [];
   advance();
 }
