@@ -102,8 +102,9 @@ fn each_shipped_network_exports_to_its_files_and_plays_legal_games() {
     }
 }
 
-/// `gtp` with no `--agent` plays the shipped 8x8 network: asked for both colours' moves until the game ends, each
-/// reply is a legal move (or the forced pass) under the rules' own move generator.
+/// `gtp` with no `--agent` plays the shipped 8x8 network, on the front end's clock (8 s a game for each colour: the
+/// shipped search cut to the time): asked for both colours' moves until the game ends, each reply is a legal move
+/// (or the forced pass) under the rules' own move generator.
 #[test]
 fn gtp_with_no_agent_plays_a_whole_legal_game() {
     let mut child = bin().arg("gtp").stdin(Stdio::piped()).stdout(Stdio::piped()).spawn().unwrap();
@@ -118,6 +119,7 @@ fn gtp_with_no_agent_plays_a_whole_legal_game() {
     };
     ask("boardsize 8");
     ask("clear_board");
+    ask("time_settings 8 0 0");
     let mut game = Game::new(Rules::othello());
     while !game.is_over() {
         let colour = if game.position().side == othello_core::Color::Black { "b" } else { "w" };
