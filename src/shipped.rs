@@ -6,27 +6,24 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use othello_core::Rules;
-use othello_players::AgentSpec;
-use othello_search::{MctsConfig, PlayerSearch};
+use othello_players::{AgentKind, AgentSpec, NetSearch, TimeControl};
 
-/// A shipped network: its directory under `networks/`, the rules it plays, its checkpoint's two files, and the
-/// search it plays with (within a second a move on one core; its model card measures that player): simulations,
-/// Gumbel's root moves, the weight of the disc margin.
+/// A shipped network: its directory under `networks/`, the rules it plays, and its checkpoint's two files. Its
+/// sidecar's `player` is the search it plays with where a `net:` spec says no other (within a second a move on one
+/// core; its model card measures that player).
 struct Shipped {
     name: &'static str,
     rules: &'static str,
-    search: (u32, usize, f32),
     sidecar: &'static [u8],
     weights: &'static [u8],
 }
 
 /// A shipped network from its directory's name: its checkpoint's files are read from there.
 macro_rules! shipped {
-    ($name:literal, rules: $rules:literal, search: $search:expr) => {
+    ($name:literal, rules: $rules:literal) => {
         Shipped {
             name: $name,
             rules: $rules,
-            search: $search,
             sidecar: include_bytes!(concat!("../networks/", $name, "/model.json")),
             weights: include_bytes!(concat!("../networks/", $name, "/model.bpk")),
         }
@@ -34,22 +31,19 @@ macro_rules! shipped {
 }
 
 /// Strongest first for each rules.
-const SHIPPED: [Shipped; 2] = [
-    shipped!("othello-8x8", rules: "othello", search: (16384, 16, 0.0)),
-    shipped!("othello-6x6", rules: "othello,6x6", search: (16384, 8, 4.0)),
-];
+const SHIPPED: [Shipped; 2] =
+    [shipped!("othello-8x8", rules: "othello"), shipped!("othello-6x6", rules: "othello,6x6")];
 
-/// The strongest shipped network for `rules`, with its search.
+/// The strongest shipped network for `rules`, with its shipped search.
 pub fn default_player(rules: &Rules) -> Result<AgentSpec> {
     let parse = |text: &str| text.parse::<Rules>().expect("a shipped network's rules parse");
     let Some(network) = SHIPPED.iter().find(|n| parse(n.rules) == *rules) else {
         let shipped: Vec<&str> = SHIPPED.iter().map(|n| n.rules).collect();
         bail!("no network ships for {rules} (networks ship for {}): give --agent", shipped.join("; "));
     };
-    let model = model_file(network)?;
-    let (sims, considered, score_utility) = network.search;
-    let mcts = MctsConfig { score_utility, ..MctsConfig::default() };
-    Ok(AgentSpec::net(model.display().to_string(), PlayerSearch::new(sims, Some(considered), mcts)))
+    let model = model_file(network)?.display().to_string();
+    let (search, time) = (NetSearch::default(), TimeControl::default());
+    Ok(AgentSpec { kind: AgentKind::Net { model, search, device: None, time }, endgame: None })
 }
 
 /// The network's checkpoint: the repository's own file where the program runs from its checkout, else the built-in
@@ -81,14 +75,19 @@ fn model_file(network: &Shipped) -> Result<PathBuf> {
 mod tests {
     use super::*;
 
-    /// Each shipped player is the one its model card and the README write out.
+    /// Each shipped player is its network with the search its card writes out, and plays the network's rules.
     #[test]
-    fn the_shipped_players_are_the_documented_specs() {
-        for (rules, search) in [("othello", "sims=16384,gumbel=16"), ("othello,6x6", "sims=16384,gumbel=8,score=4")] {
-            let player = default_player(&rules.parse().unwrap()).unwrap();
-            let model = player.model().unwrap().to_string();
-            let written: AgentSpec = format!("net:model=\"{model}\",{search}").parse().unwrap();
-            assert_eq!(player, written, "{rules}");
+    fn the_shipped_players_are_the_documented_ones() {
+        for network in &SHIPPED {
+            let rules = network.rules.parse().unwrap();
+            let player = default_player(&rules).unwrap();
+            assert_eq!(player.to_string(), format!("net:model=\"{}\"", player.model().unwrap()));
+            assert_eq!(player.agent(1).unwrap().rules(), Some(rules), "{}", network.name);
+            let sidecar: serde_json::Value = serde_json::from_slice(network.sidecar).unwrap();
+            let search = sidecar["player"].as_str().expect("a shipped network ships its search");
+            let card = Path::new(env!("CARGO_MANIFEST_DIR")).join("networks").join(network.name).join("README.md");
+            let card = std::fs::read_to_string(card).unwrap();
+            assert!(card.contains(&format!("`{search}`")), "{}'s card does not name `{search}`", network.name);
         }
         assert!(default_player(&"othello,4x4".parse().unwrap()).is_err());
     }

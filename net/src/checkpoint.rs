@@ -36,12 +36,16 @@ pub struct CheckpointInfo {
     /// the rest of the sidecar is the newest one's. Empty (absent) for a checkpoint as trained.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub averaged_from: Vec<String>,
+    /// The search the network ships with, as a `net:` spec's settings (`"sims=16384,gumbel=16"`): what a `net:`
+    /// spec leaves out. Written by hand for a shipped network; absent (the harness's defaults) for a run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub player: Option<String>,
 }
 
 impl CheckpointInfo {
     /// The sidecar of a network the trainer did not write (a random initialisation, a test's): no training record.
     pub fn untrained(architecture: NetConfig, step: u64) -> CheckpointInfo {
-        CheckpointInfo { architecture, step, samples: 0, training: None, averaged_from: Vec::new() }
+        CheckpointInfo { architecture, step, samples: 0, training: None, averaged_from: Vec::new(), player: None }
     }
 }
 

@@ -25,4 +25,4 @@ pub use baselines::{EndgameAgent, GreedyAgent, RandomAgent};
 pub use pattern_engine::PatternEngine;
 pub use positional::PositionalAgent;
 pub use rollout_mcts::RolloutMctsAgent;
-pub use spec::{AgentKind, AgentSpec, PatternBudget, SpecError, TimeControl, MAX_SCORE_UTILITY};
+pub use spec::{AgentKind, AgentSpec, NetSearch, PatternBudget, SpecError, TimeControl, MAX_SCORE_UTILITY};

@@ -1,5 +1,5 @@
 //! Trained networks as players: the raw policy (`policy:model=M`) and the network with MCTS
-//! (`net:model=M,sims=N[,gumbel][,score=W]`), as self-play searches but without root noise, reusing the tree
+//! (`net:model=M[,sims=N][,gumbel][,score=W]`), as self-play searches but without root noise, reusing the tree
 //! between moves.
 
 use std::path::Path;
@@ -14,26 +14,43 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 
 use crate::agent::{Agent, AgentError};
-use crate::spec::TimeControl;
+use crate::spec::{NetSearch, TimeControl};
 use crate::thinking_time::{self, Clock};
 
-/// The network's evaluator for a spec's `model=` on `device`, each position seen as it is (no symmetry), so that
-/// a player's moves are a function of the position; and the rules of the run that trained it (None for a network
-/// no trainer wrote).
-fn evaluator(model: &str, device: DeviceChoice, agent: &str) -> Result<(NetworkEvaluator, Option<Rules>), AgentError> {
+/// A network as a player loads it: its evaluator, each position seen as it is (no symmetry) so that a player's
+/// moves are a function of the position; the rules of the run that trained it (None for a network no trainer
+/// wrote); the search it ships with (none for a run's checkpoint).
+struct LoadedNetwork {
+    evaluator: NetworkEvaluator,
+    rules: Option<Rules>,
+    shipped: NetSearch,
+}
+
+/// The network a spec's `model=` names, on `device`.
+fn load(model: &str, device: DeviceChoice, agent: &str) -> Result<LoadedNetwork, AgentError> {
     let fail = |message: String| AgentError::Failed { agent: agent.to_string(), message };
     let path = resolve_checkpoint(Path::new(model)).map_err(|e| fail(e.to_string()))?;
     let device = device.device().map_err(|e| fail(e.to_string()))?;
     let (net, info) = load_checkpoint(&path, None, &device).map_err(|e| fail(e.to_string()))?;
+    let sidecar = path.with_extension("json");
     let rules = match info.training {
-        Some(training) => Some(training.rules.parse::<Rules>().map_err(|e| {
-            fail(format!("{}: bad sidecar: rules '{}': {e}", path.with_extension("json").display(), training.rules))
-        })?),
+        Some(training) => Some(
+            training
+                .rules
+                .parse::<Rules>()
+                .map_err(|e| fail(format!("{}: bad sidecar: rules '{}': {e}", sidecar.display(), training.rules)))?,
+        ),
         None => None,
+    };
+    let shipped = match &info.player {
+        Some(player) => {
+            player.parse().map_err(|e| fail(format!("{}: bad sidecar: player '{player}': {e}", sidecar.display())))?
+        }
+        None => NetSearch::default(),
     };
     let mut evaluator = NetworkEvaluator::new(net, device, 0);
     evaluator.random_symmetry = false;
-    Ok((evaluator, rules))
+    Ok(LoadedNetwork { evaluator, rules, shipped })
 }
 
 /// The network's raw policy: the most likely legal move, or one sampled from policy^(1/temperature).
@@ -53,7 +70,7 @@ impl PolicyAgent {
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
-        let (evaluator, rules) = evaluator(model, device, &name)?;
+        let LoadedNetwork { evaluator, rules, .. } = load(model, device, &name)?;
         Ok(PolicyAgent { name, evaluator, rules, temperature, rng: Pcg64Mcg::seed_from_u64(seed) })
     }
 
@@ -140,15 +157,17 @@ pub struct NetworkMctsAgent {
 }
 
 impl NetworkMctsAgent {
+    /// The player of network `model` with `search`, what it leaves out the network's shipped search, on `time`.
     pub fn new(
         name: String,
         model: &str,
-        search: PlayerSearch,
+        search: &NetSearch,
+        time: TimeControl,
         device: DeviceChoice,
         seed: u64,
     ) -> Result<Self, AgentError> {
-        let (evaluator, rules) = evaluator(model, device, &name)?;
-        let search = PlayerSearch::new(search.sims, search.gumbel, search.mcts);
+        let LoadedNetwork { evaluator, rules, shipped } = load(model, device, &name)?;
+        let search = search.or(&shipped, time.is_set()).resolve(time.is_set());
         Ok(NetworkMctsAgent {
             name,
             evaluator,
@@ -156,19 +175,13 @@ impl NetworkMctsAgent {
             search,
             seed,
             tree: None,
-            time: TimeControl::default(),
+            time,
             clock: None,
             given_clock: None,
             rate: None,
             solver: Solver::new(),
             unsolved_at: None,
         })
-    }
-
-    /// The player on `time`.
-    pub fn with_time(mut self, time: TimeControl) -> Self {
-        self.time = time;
-        self
     }
 
     /// The game's clock before this move: a front end's, else the player's own, started afresh with a new game.
@@ -338,7 +351,7 @@ impl Agent for NetworkMctsAgent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::AgentSpec;
+    use crate::spec::{AgentKind, AgentSpec};
     use crate::RandomAgent;
     use othello_net::{predict, save_checkpoint, CheckpointInfo, NetConfig, Predictor};
     use othello_run::RunDir;
@@ -358,6 +371,36 @@ mod tests {
         let info = CheckpointInfo::untrained(config, 3);
         save_checkpoint(&RunDir::new(dir.path()).models(), &net, &info).unwrap();
         dir
+    }
+
+    /// A `net:` spec leaves what it does not set at the search its network ships with (on the clock, the
+    /// simulations no cap); a run's checkpoint ships none, and a bad one names its sidecar.
+    #[test]
+    fn a_net_spec_plays_its_networks_shipped_search_where_it_sets_none() {
+        let dir = tempfile::tempdir().unwrap();
+        let config = NetConfig::new(1, 8);
+        let net = config.init_seeded(&DeviceChoice::Flex.device().unwrap(), 7);
+        let search_of = |model: &Path, settings: &str| {
+            let spec: AgentSpec = format!("net:model=\"{}\"{settings}", model.display()).parse().unwrap();
+            let AgentKind::Net { model, search, time, .. } = &spec.kind else { unreachable!() };
+            NetworkMctsAgent::new("net".into(), model, search, *time, DeviceChoice::Flex, 1).map(|agent| agent.search)
+        };
+        let player = Some("sims=24,gumbel=4,cpuct=2".to_string());
+        let info = CheckpointInfo { player, ..CheckpointInfo::untrained(config.clone(), 5) };
+        let shipped = save_checkpoint(dir.path(), &net, &info).unwrap();
+        let s = search_of(&shipped, "").unwrap();
+        assert_eq!((s.sims, s.gumbel, s.mcts.cpuct), (24, Some(4), 2.0));
+        let s = search_of(&shipped, ",sims=8,gumbel=false").unwrap();
+        assert_eq!((s.sims, s.gumbel, s.mcts.cpuct), (8, None, 2.0));
+        let s = search_of(&shipped, ",time=0.1").unwrap();
+        assert_eq!((s.sims, s.gumbel), (othello_search::MAX_SIMULATIONS, Some(4)));
+        let run = tiny_run();
+        let s = search_of(run.path(), "").unwrap();
+        assert_eq!((s.sims, s.gumbel, s.mcts.cpuct), (200, None, 1.5));
+        let info = CheckpointInfo { player: Some("sims=0".into()), ..CheckpointInfo::untrained(config, 6) };
+        let bad = save_checkpoint(dir.path(), &net, &info).unwrap();
+        let err = search_of(&bad, "").err().expect("a bad player").to_string();
+        assert!(err.contains(&bad.display().to_string()) && err.contains("player 'sims=0'"), "{err}");
     }
 
     #[test]
@@ -509,7 +552,8 @@ mod tests {
         let mut agent = NetworkMctsAgent::new(
             "net".into(),
             run.to_str().unwrap(),
-            PlayerSearch::new(40, None, othello_search::MctsConfig::default()),
+            &NetSearch { sims: Some(40), ..NetSearch::default() },
+            TimeControl::default(),
             DeviceChoice::Flex,
             1,
         )

@@ -61,9 +61,10 @@ impl MatchArgs {
 ///   random; greedy (most flips); positional:depth=N (alpha-beta on square weights and mobility);
 ///   pattern:depth=N or pattern:time=S[,exact=K] (PVS on the WTHOR-fitted pattern evaluation, 8x8 only);
 ///   mcts:sims=N (pure MCTS, random rollouts); policy:model=M[,temperature=T] (a network's raw policy);
-///   net:model=M,sims=N[,gumbel[=K]][,score=W][,qscale=C][,qrescale][,interior=puct|gumbel][,cpuct=C][,fpu=F]
-///   [,device=D][,time=S][,total=S] (the network with its search; M a checkpoint or a run directory; on the
-///   clock, S seconds a move or a game, sims the cap, the solver's move once it proves the endgame in time);
+///   net:model=M[,sims=N][,gumbel[=K]][,score=W][,qscale=C][,qrescale][,interior=puct|gumbel][,cpuct=C][,fpu=F]
+///   [,device=D][,time=S][,total=S] (the network with its search, what is left out the network's shipped search;
+///   M a checkpoint or a run directory; on the clock, S seconds a move or a game, sims the cap, the solver's move
+///   once it proves the endgame in time);
 ///   engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,depth=N][,time=S][,startup=S][,total=S] (an external
 ///   engine: S seconds a move, default 10 (GRhino its level's pace), over once spent both on the wall clock and
 ///   on the processor, a silent engine's at 10 times S on the wall clock; startup seconds more for its first,

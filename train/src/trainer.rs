@@ -313,6 +313,7 @@ impl Trainer {
                 run_seconds: Some(self.run_clock.0 + self.run_clock.1.elapsed().as_secs()),
             }),
             averaged_from: Vec::new(),
+            player: None,
         };
         let sidecar = save_checkpoint(&models, &self.net.valid(), &info)?;
         self.prune_optimizer_states(&models);

@@ -276,7 +276,7 @@ impl Curve {
 
 /// Whether `player` is a `net:` player with `search`.
 pub fn searches_with(player: &AgentSpec, search: &PlayerSearch) -> bool {
-    player.endgame.is_none() && player.search() == Some(search)
+    player.endgame.is_none() && player.search().as_ref() == Some(search)
 }
 
 /// Puts the evaluation's players not yet asked to the fixed positions, reporting each and storing every player's

@@ -41,10 +41,9 @@ impl AgentSpec {
                 let temperature = temperature.unwrap_or(0.0);
                 Box::new(crate::network_agent::PolicyAgent::new(name, model, temperature, device(d), seed)?)
             }
-            AgentKind::Net { model, search, device: d, time } => Box::new(
-                crate::network_agent::NetworkMctsAgent::new(name, model, search.clone(), device(d), seed)?
-                    .with_time(*time),
-            ),
+            AgentKind::Net { model, search, device: d, time } => {
+                Box::new(crate::network_agent::NetworkMctsAgent::new(name, model, search, *time, device(d), seed)?)
+            }
             AgentKind::Engine { cmd, protocol, depth, time } => {
                 let engine = EngineAgent::new(name, cmd, *protocol, time.limits(EngineAgent::default_move_time(cmd)))
                     .map_err(|message| AgentError::Spec { spec: self.to_string(), message })?;

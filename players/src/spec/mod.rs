@@ -8,22 +8,16 @@ use std::fmt;
 use std::str::FromStr;
 
 use othello_net::DeviceChoice;
-use othello_search::{InteriorSelection, MctsConfig, PlayerSearch, MAX_SIMULATIONS};
+use othello_search::PlayerSearch;
 use thiserror::Error;
 
 use crate::engine::Protocol;
 
 mod make;
+mod net_search;
 
-/// The largest weight a search gives the disc margin beside the result: `score=` in a `net:` spec, and the configs'
-/// `score_utility` keys.
-pub const MAX_SCORE_UTILITY: f32 = 10.0;
-/// The largest Gumbel value scale a `net:` player takes (`qscale=`).
-const MAX_GUMBEL_Q_SCALE: f32 = 1000.0;
-/// Root moves a `net:` player's Gumbel search considers when `gumbel` gives no number.
-pub const DEFAULT_GUMBEL_CONSIDERED: usize = 16;
-/// A `net:` player's simulations a move when the spec gives none.
-pub const DEFAULT_NET_SIMULATIONS: u32 = 200;
+pub use net_search::{NetSearch, MAX_SCORE_UTILITY};
+
 /// The most seconds a move or an engine's start may be given.
 const MAX_SECONDS: f64 = 86_400.0;
 
@@ -53,11 +47,12 @@ pub enum AgentKind {
     Mcts { sims: Option<u32> },
     /// `policy:model=M[,temperature=T][,device=D]`: a network's raw policy, the best legal move or sampled.
     Policy { model: String, temperature: Option<f32>, device: Option<DeviceChoice> },
-    /// `net:model=M,sims=N[,gumbel=K][,score=W][,qscale=C][,qrescale][,interior=I][,cpuct=C][,fpu=F][,device=D]`
+    /// `net:model=M[,sims=N][,gumbel=K][,score=W][,qscale=C][,qrescale][,interior=I][,cpuct=C][,fpu=F][,device=D]`
     /// `[,time=S][,total=S]`: the network with its search, no root noise, the tree kept between moves. `model` is a
-    /// checkpoint or a run directory (its newest checkpoint). With a time control, `sims` is the cap (none by
-    /// default) and the solver plays the endgame once it proves it within the move's time.
-    Net { model: String, search: PlayerSearch, device: Option<DeviceChoice>, time: TimeControl },
+    /// checkpoint or a run directory (its newest checkpoint). A setting left out is the network's shipped one
+    /// ([`NetSearch`]). With a time control, `sims` is the cap (none by default) and the solver plays the endgame
+    /// once it proves it within the move's time.
+    Net { model: String, search: NetSearch, device: Option<DeviceChoice>, time: TimeControl },
     /// `engine:cmd="PROGRAM ARGS",protocol=nboard|gtp[,depth=N][,time=S][,startup=S][,total=S]`: an external
     /// program; an NBoard engine is set to search `depth` plies (default 60).
     Engine { cmd: String, protocol: Protocol, depth: Option<u32>, time: EngineTime },
@@ -137,7 +132,7 @@ pub enum SpecError {
 impl AgentSpec {
     /// The network `model` with `search`: how the evaluation stage names a checkpoint's player.
     pub fn net(model: impl Into<String>, search: PlayerSearch) -> AgentSpec {
-        let time = TimeControl::default();
+        let (time, search) = (TimeControl::default(), NetSearch::of(&search));
         AgentSpec { kind: AgentKind::Net { model: model.into(), search, device: None, time }, endgame: None }
     }
 
@@ -165,10 +160,10 @@ impl AgentSpec {
         Some(spec)
     }
 
-    /// A `net:` player's search.
-    pub fn search(&self) -> Option<&PlayerSearch> {
+    /// A `net:` player's search where its network ships none (a run's checkpoints), as the evaluation compares it.
+    pub fn search(&self) -> Option<PlayerSearch> {
         match &self.kind {
-            AgentKind::Net { search, .. } => Some(search),
+            AgentKind::Net { search, time, .. } => Some(search.resolve(time.is_set())),
             _ => None,
         }
     }
@@ -275,39 +270,9 @@ impl AgentKind {
                 AgentKind::Policy { model: p.required("policy", "model")?, temperature, device: p.device()? }
             }
             "net" => {
-                let known = ["model", "sims", "gumbel", "score", "qscale", "qrescale", "interior", "cpuct", "fpu"];
-                p.allow("net", &[&known[..], &["device", "time", "total"]].concat())?;
+                p.allow("net", &[&["model"][..], &net_search::KEYS, &["device", "time", "total"]].concat())?;
                 let time = TimeControl { time: p.seconds("time")?, total: p.seconds("total")? };
-                let gumbel = match p.get("gumbel") {
-                    None | Some("false") => None,
-                    Some("true") => Some(DEFAULT_GUMBEL_CONSIDERED),
-                    Some(_) => p.number("gumbel", 2..=64)?.map(|k| k as usize),
-                };
-                let defaults = MctsConfig::default();
-                let score = format!("a number from 0 to {MAX_SCORE_UTILITY}");
-                let qscale = format!("a number above 0, at most {MAX_GUMBEL_Q_SCALE}");
-                let mcts = MctsConfig {
-                    score_utility: p.real("score", 0.0..=MAX_SCORE_UTILITY, &score)?.unwrap_or(0.0),
-                    gumbel_q_scale: p
-                        .real("qscale", f32::MIN_POSITIVE..=MAX_GUMBEL_Q_SCALE, &qscale)?
-                        .unwrap_or(defaults.gumbel_q_scale),
-                    gumbel_q_rescale: p.flag("qrescale")?,
-                    interior: match p.get("interior") {
-                        None => InteriorSelection::Puct,
-                        Some(v) => v.parse().map_err(|e| p.bad("interior", &format!("{e}")))?,
-                    },
-                    cpuct: p
-                        .real("cpuct", f32::MIN_POSITIVE..=100.0, "a number above 0, at most 100")?
-                        .unwrap_or(defaults.cpuct),
-                    fpu_reduction: p
-                        .real("fpu", -10.0..=10.0, "a number from -10 to 10")?
-                        .unwrap_or(defaults.fpu_reduction),
-                    ..defaults
-                };
-                // A player on the clock searches as long as its time allows.
-                let default_sims = if time.is_set() { MAX_SIMULATIONS } else { DEFAULT_NET_SIMULATIONS };
-                let sims = p.number("sims", 1..=MAX_SIMULATIONS)?.unwrap_or(default_sims);
-                let search = PlayerSearch::new(sims, gumbel, mcts);
+                let search = NetSearch::read(p)?;
                 AgentKind::Net { model: p.required("net", "model")?, search, device: p.device()?, time }
             }
             "engine" => {
@@ -399,24 +364,13 @@ impl fmt::Display for AgentSpec {
                 vec![kv("model", quoted(model)), kv("temperature", text(temperature)), kv("device", text(device))],
             ),
             AgentKind::Net { model, search, device, time } => {
-                let (mcts, defaults) = (&search.mcts, MctsConfig::default());
-                let capped = !time.is_set() || search.sims != MAX_SIMULATIONS;
-                let unless = |value: f32, default: f32| (value != default).then(|| value.to_string());
-                let interior = (mcts.interior != InteriorSelection::Puct).then(|| mcts.interior.to_string());
-                let params = vec![
-                    kv("model", quoted(model)),
-                    kv("sims", capped.then(|| search.sims.to_string())),
-                    kv("gumbel", text(&search.gumbel)),
-                    kv("score", unless(mcts.score_utility, 0.0)),
-                    kv("qscale", unless(mcts.gumbel_q_scale, defaults.gumbel_q_scale)),
-                    mcts.gumbel_q_rescale.then(|| "qrescale".to_string()),
-                    kv("interior", interior),
-                    kv("cpuct", unless(mcts.cpuct, defaults.cpuct)),
-                    kv("fpu", unless(mcts.fpu_reduction, defaults.fpu_reduction)),
+                let mut params = vec![kv("model", quoted(model))];
+                params.extend(search.params(time.is_set()).into_iter().map(Some));
+                params.extend([
                     kv("device", text(device)),
                     kv("time", text(&time.time)),
                     kv("total", text(&time.total)),
-                ];
+                ]);
                 ("net", params)
             }
             AgentKind::Engine { cmd, protocol, depth, time } => {

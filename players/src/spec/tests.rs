@@ -29,9 +29,10 @@ fn specs_round_trip() {
         assert_eq!(parsed.to_string(), spec);
     }
     for (spec, canonical) in [
-        ("net:model=runs/a", "net:model=\"runs/a\",sims=200"),
+        // A setting left out is the network's; one given prints, a default's value too (it overrides the network's).
+        ("net:model=runs/a", "net:model=\"runs/a\""),
         ("net:sims=8,model=x,gumbel", "net:model=\"x\",sims=8,gumbel=16"),
-        ("net:model=x,gumbel=false,qrescale=false,score=0", "net:model=\"x\",sims=200"),
+        ("net:model=x,qrescale=false,gumbel=false,score=0", "net:model=\"x\",gumbel=false,score=0,qrescale=false"),
         ("policy:model=m,device=cpu", "policy:model=\"m\",device=flex"),
         ("engine:protocol=gtp,cmd=x", "engine:cmd=\"x\",protocol=gtp"),
         ("grhino", "grhino:level=3"),
@@ -123,8 +124,24 @@ fn models_are_read_and_replaced() {
     let spec: AgentSpec = "net:model=\"a,b\",sims=3+endgame4".parse().unwrap();
     assert_eq!(spec.model(), Some("a,b"));
     assert_eq!(spec.search().map(|s| s.sims), Some(3));
+    // Without its network's search: the harness's defaults.
+    let plain: AgentSpec = "net:model=m".parse().unwrap();
+    assert_eq!(plain.search(), Some(PlayerSearch::new(200, None, othello_search::MctsConfig::default())));
     let moved = spec.with_model(|_| Some("b/m.json".into())).unwrap();
     assert_eq!(moved.to_string(), "net:model=\"b/m.json\",sims=3+endgame4");
     assert_eq!("greedy".parse::<AgentSpec>().unwrap().with_model(|_| Some("x".into())), None);
     assert_eq!(spec.with_model(|_| None), None);
+}
+
+/// The evaluation names a checkpoint's player by its search: the name, printed and read back, is that search.
+#[test]
+fn a_named_search_reads_back_whole() {
+    use othello_search::{InteriorSelection, MctsConfig};
+    let interior = InteriorSelection::Gumbel;
+    let tuned = MctsConfig { score_utility: 0.25, cpuct: 2.0, gumbel_q_rescale: true, interior, ..Default::default() };
+    for search in [PlayerSearch::new(200, None, MctsConfig::default()), PlayerSearch::new(256, Some(16), tuned)] {
+        let spec = AgentSpec::net("m", search.clone());
+        assert_eq!(spec.search().as_ref(), Some(&search));
+        assert_eq!(spec.to_string().parse::<AgentSpec>().unwrap().search(), Some(search));
+    }
 }
