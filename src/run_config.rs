@@ -60,7 +60,8 @@ impl RunConfig {
     /// Parses config text; `origin` names it in errors (with the line and column of the fault).
     pub fn parse(text: &str, origin: &str) -> Result<RunConfig> {
         refuse_old_spellings(text, origin)?;
-        let config: RunConfig = toml::from_str(text).with_context(|| format!("config {origin}"))?;
+        let config: RunConfig =
+            toml::from_str(text).map_err(|e| anyhow::anyhow!("config {origin}: {}", one_line(text, &e)))?;
         let rules = config.rules().with_context(|| format!("config {origin}: key 'rules'"))?;
         // More empties than the start has is a mistyped number: it would solve every game from its first move.
         let start_empties = rules.empties(&rules.start_position());
@@ -213,6 +214,18 @@ fn refuse_old_spellings(text: &str, origin: &str) -> Result<()> {
     Ok(())
 }
 
+/// A TOML error on one line: where (line, column and the line's text, clipped) and what, without the excerpt toml
+/// draws under it.
+fn one_line(text: &str, error: &toml::de::Error) -> String {
+    let message = error.message().trim().replace('\n', "; ");
+    let Some(span) = error.span() else { return message };
+    let before = text.get(..span.start).unwrap_or(text);
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    let source: String = text.lines().nth(line - 1).unwrap_or_default().trim().chars().take(80).collect();
+    format!("line {line}, column {column} ({source}): {message}")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -255,6 +268,19 @@ mod tests {
         ] {
             let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
             assert!(err.contains(expected), "{err}");
+        }
+    }
+
+    /// A config that is not valid TOML, or holds a value of the wrong kind, is one line: the file, where, what.
+    #[test]
+    fn a_bad_config_is_one_line_naming_its_place() {
+        for (text, expected) in [
+            ("rules = \"othello\"\n[selfplay]\nsims = -5\n", "s.toml: line 3, column 8 (sims = -5): invalid value"),
+            ("[[[[\n", "s.toml: line 1, column 3 ([[[[): "),
+            ("[selfplay]\nsims = 4\nbogus = 1\n", "s.toml: line 3, column 1 (bogus = 1): unknown field `bogus`"),
+        ] {
+            let err = format!("{:#}", RunConfig::parse(text, "s.toml").unwrap_err());
+            assert!(err.starts_with("config ") && err.contains(expected) && !err.contains('\n'), "{err}");
         }
     }
 

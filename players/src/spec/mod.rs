@@ -18,6 +18,8 @@ mod net_search;
 
 pub use net_search::{NetSearch, MAX_SCORE_UTILITY};
 
+/// The most empties `+endgameK` solves from: beyond, a perfect move takes longer than a game.
+const MAX_ENDGAME: u32 = 30;
 /// The most seconds a move or an engine's start may be given.
 const MAX_SECONDS: f64 = 86_400.0;
 
@@ -107,7 +109,7 @@ pub enum SpecError {
     NotKeyValue(String),
     #[error("'{0}' is given twice")]
     GivenTwice(String),
-    #[error("'+{0}' is not +endgameK, e.g. +endgame14")]
+    #[error("'+{0}' is not +endgameK with K from 0 to {MAX_ENDGAME}, e.g. +endgame14")]
     Suffix(String),
     #[error("more than one '+' suffix")]
     TwoSuffixes,
@@ -228,7 +230,7 @@ impl FromStr for AgentSpec {
         let (base, endgame) = match split_outside_quotes(spec, '+').as_slice() {
             [base] => (*base, None),
             [base, extra] => {
-                let k = extra.strip_prefix("endgame").and_then(|k| k.parse::<u32>().ok());
+                let k = extra.strip_prefix("endgame").and_then(|k| k.parse::<u32>().ok()).filter(|&k| k <= MAX_ENDGAME);
                 (*base, Some(k.ok_or_else(|| SpecError::Suffix(extra.to_string()))?))
             }
             _ => return Err(SpecError::TwoSuffixes),

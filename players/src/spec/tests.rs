@@ -80,6 +80,7 @@ fn each_failure_has_its_error() {
         ("positional:depth=2,depth=3", SpecError::GivenTwice("depth".into())),
         ("random:depth=2", SpecError::NoParameters { agent: "random", key: "depth".into() }),
         ("greedy+endgam14", SpecError::Suffix("endgam14".into())),
+        ("positional:depth=3+endgame99", SpecError::Suffix("endgame99".into())),
         ("greedy+endgame1+endgame2", SpecError::TwoSuffixes),
         ("positional:=3", SpecError::NotKeyValue("=3".into())),
         ("pattern:depth=3,time=1", SpecError::DepthAndTime),
