@@ -232,6 +232,8 @@ impl VecEnv {
             white: Vec::with_capacity(n),
         };
         let byte = |board: u64, row: usize| ((board >> (8 * row)) & row_mask) as usize;
+        // A game's rows gathered on the stack and appended at once: one capacity check a game, not one a row.
+        let (mut cells_of, mut mask_of) = ([0u8; 128], [0u8; 65]);
         for (pos, status) in self.games.iter().zip(&self.statuses) {
             let (moves, pass) = match status {
                 Status::Moves(m) => (m.0, 0),
@@ -241,13 +243,15 @@ impl VecEnv {
             if !self.planes {
                 for row in 0..S {
                     let pair = PAIRS[byte(pos.player.0, row)] | PAIRS[byte(pos.opponent.0, row)] << 8;
-                    b.observation.extend_from_slice(&pair.to_le_bytes()[..2 * S]);
+                    cells_of[2 * S * row..2 * S * (row + 1)].copy_from_slice(&pair.to_le_bytes()[..2 * S]);
                 }
+                b.observation.extend_from_slice(&cells_of[..2 * cells]);
             }
             for row in 0..S {
-                b.legal_action_mask.extend_from_slice(&BYTES[byte(moves, row)].to_le_bytes()[..S]);
+                mask_of[S * row..S * (row + 1)].copy_from_slice(&BYTES[byte(moves, row)].to_le_bytes()[..S]);
             }
-            b.legal_action_mask.push(pass);
+            mask_of[cells] = pass;
+            b.legal_action_mask.extend_from_slice(&mask_of[..actions]);
             b.current_player.push((pos.side == Color::White) as i32);
             b.black.push(pos.black().0);
             b.white.push(pos.white().0);
