@@ -157,7 +157,7 @@ pub struct NetworkMctsAgent {
 }
 
 impl NetworkMctsAgent {
-    /// The player of network `model` with `search`, what it leaves out the network's shipped search, on `time`.
+    /// The player of network `model` with `search` (each setting it leaves out the network's shipped one), on `time`.
     pub fn new(
         name: String,
         model: &str,

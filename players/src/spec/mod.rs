@@ -1,8 +1,9 @@
 //! An agent spec, the one way a player is named on the command line, in configs and in the arena's tables:
 //! `NAME[:KEY=VALUE,...][+endgameK]`, a value holding commas or spaces in double quotes. [`AgentSpec`] parses it
 //! (one [`SpecError`] per failure) and prints it back in its canonical form: parameters in the documented order,
-//! defaults left out but a `net:` player's simulations, models and commands always quoted. A canonical spec prints
-//! as it was written, and every spec parses back from its print to the same value.
+//! defaults left out (a `net:` player's search settings printed as given, since one left out is its network's),
+//! models and commands always quoted. A canonical spec prints as it was written, and every spec parses back from its
+//! print to the same value.
 
 use std::fmt;
 use std::str::FromStr;
