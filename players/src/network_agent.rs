@@ -399,7 +399,7 @@ mod tests {
         assert_eq!((s.sims, s.gumbel, s.mcts.cpuct), (200, None, 1.5));
         let info = CheckpointInfo { player: Some("sims=0".into()), ..CheckpointInfo::untrained(config, 6) };
         let bad = save_checkpoint(dir.path(), &net, &info).unwrap();
-        let err = search_of(&bad, "").err().expect("a bad player").to_string();
+        let err = search_of(&bad, "").expect_err("a bad player").to_string();
         assert!(err.contains(&bad.display().to_string()) && err.contains("player 'sims=0'"), "{err}");
     }
 
