@@ -37,6 +37,8 @@ async function playFirstLegal(page) {
 
 test('the game record: the move list, back and forward, undo and redo, a new line, copy, set-up and a reload', { skip }, async () => {
   const { page, errors, context } = await openPage(session.browser, session.server, '', { viewport: PHONE });
+  // The page fits a phone's width: nothing (a level's long label, say) pushes it past the screen.
+  assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth), 'wider than the phone');
   await page.selectOption('#simulations', '1');
   for (let i = 0; i < 3; i++) await playFirstLegal(page);
   const full = await pageState(page);
