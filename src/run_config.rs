@@ -222,7 +222,7 @@ fn one_line(text: &str, error: &toml::de::Error) -> String {
     let before = text.get(..span.start).unwrap_or(text);
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    let source: String = text.lines().nth(line - 1).unwrap_or_default().trim().chars().take(80).collect();
+    let source = othello_core::clip(text.lines().nth(line - 1).unwrap_or_default().trim(), 80);
     format!("line {line}, column {column} ({source}): {message}")
 }
 

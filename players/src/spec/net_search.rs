@@ -145,9 +145,3 @@ impl FromStr for NetSearch {
         NetSearch::read(&p)
     }
 }
-
-impl std::fmt::Display for NetSearch {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.params(false).join(","))
-    }
-}
